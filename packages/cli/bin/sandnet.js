@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `sandnet` command: runs the bundle built by bin/build.mjs, rebuilding it first when a source
+// file is newer (so the command always runs the current sources).
+import { pathToFileURL } from "node:url"
+import { buildBundle, bundlePath, isStale } from "./build.mjs"
+
+if (isStale()) await buildBundle()
+await import(pathToFileURL(bundlePath).href)

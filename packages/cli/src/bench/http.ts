@@ -1,0 +1,198 @@
+/**
+ * HTTP benchmark: requests per second of a started node for a scan lookup, a wallet balance read
+ * and a wallet offer creation (W1), each as a ratio to a bare `node:http` server answering a small
+ * JSON, measured in the same run with the same client (Node's http client, keep-alive, in this
+ * process) and the same concurrency.
+ *
+ * The node is `sandnet start --in-memory` in-process: one super validator, one validator, one
+ * synchronizer, wallets and automations on, the live clock, journals committed to an in-memory
+ * store. Offer creations are answered once the offer is committed on the ledger.
+ */
+import { EventStore } from "@sandnet/store"
+import { baseUrl, makeDevToken, NodeRoutes, nodeStorageLayer, persistentNodeRuntimeLayer, serve, storedUserManagementLayer } from "@sandnet/http"
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import { bestOf } from "./machine.ts"
+
+export interface HttpBenchRow {
+  readonly label: string
+  readonly request: string
+  readonly requestsPerSecond: number
+  /** requestsPerSecond / the bare server's requests per second in the same round. */
+  readonly ratio: number
+}
+
+export interface HttpBench {
+  readonly concurrency: number
+  readonly seconds: number
+  readonly bare: number
+  readonly rows: ReadonlyArray<HttpBenchRow>
+}
+
+const CONCURRENCY = 16
+const SECONDS = 3
+const WARMUP_SECONDS = 0.5
+
+interface Target {
+  readonly method: "GET" | "POST"
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /** The body of the i-th request (POST). */
+  readonly body?: (i: number) => string
+}
+
+/** Runs `concurrency` clients in a loop for `seconds`; every answer must be 200. Returns requests per second. */
+const measure = async (target: Target, seconds: number, agent: http.Agent): Promise<number> => {
+  const url = new URL(target.url)
+  let counter = 0
+  let completed = 0
+  let failure: string | undefined
+  const deadline = performance.now() + seconds * 1000
+  const one = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const body = target.body?.(i)
+      const request = http.request(
+        {
+          agent,
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname + url.search,
+          method: target.method,
+          headers: { ...target.headers, ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }) }
+        },
+        (response) => {
+          const chunks: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => chunks.push(chunk))
+          response.on("end", () => {
+            if (response.statusCode !== 200 && failure === undefined) failure = `${target.method} ${url.pathname}: ${response.statusCode} ${Buffer.concat(chunks).toString("utf8").slice(0, 300)}`
+            resolve()
+          })
+          response.on("error", reject)
+        }
+      )
+      request.on("error", reject)
+      request.end(body)
+    })
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline && failure === undefined) {
+        await one(counter++)
+        completed++
+      }
+    })
+  )
+  if (failure !== undefined) throw new Error(failure)
+  return completed / ((performance.now() - started) / 1000)
+}
+
+const startBareServer = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+  const payload = JSON.stringify({ ok: true, round: 1 })
+  const server = http.createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) })
+    response.end(payload)
+  })
+  server.keepAliveTimeout = 60_000
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** `sandnet start --in-memory`, in this process, on a free port. */
+const startNode = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+  const scope = Effect.runSync(Scope.make())
+  const storage = nodeStorageLayer.pipe(Layer.provideMerge(EventStore.memory))
+  const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true }).pipe(Layer.provideMerge(storage))
+  const users = storedUserManagementLayer().pipe(Layer.provide(storage))
+  const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false } }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const url = Effect.runSync(Effect.provide(baseUrl, context))
+  return { url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const json = async (url: string, init: { readonly method?: string; readonly token?: string; readonly body?: unknown } = {}): Promise<unknown> => {
+  const response = await fetch(url, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: { ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }), ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) })
+  })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${url}: ${response.status} ${text.slice(0, 300)}`)
+  return JSON.parse(text) as unknown
+}
+
+export const benchHttp = async (): Promise<HttpBench> => {
+  const bare = await startBareServer()
+  const node = await startNode()
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+  try {
+    const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
+    const admin = await token("participant_admin")
+    const wallet = `${node.url}/api/validator`
+    await json(`${wallet}/v0/admin/users`, { token: admin, body: { name: "alice" } })
+    const bob = (await json(`${wallet}/v0/admin/users`, { token: admin, body: { name: "bob" } })) as { party_id: string }
+    const alice = await token("alice")
+    await json(`${wallet}/v0/wallet/tap`, { token: alice, body: { amount: "1000" } })
+    // The tap's update (the DSO sees it, so scan has it): the newest item of alice's history.
+    const history = (await json(`${wallet}/v0/wallet/transactions`, { token: alice, body: { page_size: 1 } })) as { items: Array<{ event_id: string }> }
+    const updateId = history.items[0]!.event_id.split(":")[0]!
+    const auth = { authorization: `Bearer ${alice}` }
+    const run = Date.now().toString(36)
+    const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+    const targets: ReadonlyArray<{ readonly label: string; readonly request: string; readonly target: Target }> = [
+      { label: "scan lookup", request: "`GET /api/scan/v0/events/{update_id}`", target: { method: "GET", url: `${node.url}/api/scan/v0/events/${updateId}`, headers: {} } },
+      { label: "balance read", request: "`GET /api/validator/v0/wallet/balance`", target: { method: "GET", url: `${wallet}/v0/wallet/balance`, headers: auth } },
+      {
+        label: "offer creation (W1)",
+        request: "`POST /api/validator/v0/wallet/transfer-offers`",
+        target: {
+          method: "POST",
+          url: `${wallet}/v0/wallet/transfer-offers`,
+          headers: auth,
+          body: (i) => JSON.stringify({ receiver_party_id: bob.party_id, amount: "1", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}-${Math.random()}` })
+        }
+      }
+    ]
+    const bareTarget: Target = { method: "GET", url: `${bare.url}/`, headers: {} }
+    await measure(bareTarget, WARMUP_SECONDS, agent)
+    for (const t of targets) await measure(t.target, WARMUP_SECONDS, agent)
+    // Each round measures the bare server and every target; the best round of three is reported.
+    const round = async () => {
+      const baseline = await measure(bareTarget, SECONDS, agent)
+      const rates: Array<number> = []
+      for (const t of targets) rates.push(await measure(t.target, SECONDS, agent))
+      return { baseline, rates }
+    }
+    const best = await bestOf(3, round, (a, b) => a.rates.reduce((x, y) => x + y / a.baseline, 0) > b.rates.reduce((x, y) => x + y / b.baseline, 0))
+    return {
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      bare: Math.round(best.baseline),
+      rows: targets.map((t, i) => ({
+        label: t.label,
+        request: t.request,
+        requestsPerSecond: Math.round(best.rates[i]!),
+        ratio: Math.round((best.rates[i]! / best.baseline) * 1000) / 1000
+      }))
+    }
+  } finally {
+    agent.destroy()
+    await node.close()
+    await bare.close()
+  }
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+export const renderHttp = (b: HttpBench): ReadonlyArray<string> => [
+  "## HTTP node",
+  "",
+  `Requests per second of a node started in this process as \`sandnet start --in-memory\` does (one super validator, one validator, one synchronizer, wallets and automations on, live clock, journals committed to an in-memory store), ${b.concurrency} concurrent clients (Node's http client, keep-alive, in the same process), ${b.seconds} s per figure, the best of three rounds. Baseline: a bare \`node:http\` server answering a small JSON, measured in the same round with the same client and concurrency. Offer creations are answered once the offer is committed.`,
+  "",
+  "| request | requests/s | ratio to bare node:http |",
+  "|---|---|---|",
+  `| baseline: bare node:http, \`GET /\` → \`{"ok":true,"round":1}\` | ${fmt(b.bare)} | 1.000 |`,
+  ...b.rows.map((r) => `| ${r.label}: ${r.request} | ${fmt(r.requestsPerSecond)} | ${fmt(r.ratio, 3)} |`),
+  ""
+]

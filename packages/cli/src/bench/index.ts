@@ -1,0 +1,81 @@
+/**
+ * `sandnet bench`: measures and writes docs/benchmarks.md. Every figure is reported with a
+ * baseline measured in the same run on the same machine, because absolute numbers depend on the
+ * machine and its load; ratios travel better. Never used by tests (no timed assertions anywhere).
+ */
+import { writeFileSync } from "node:fs"
+import { benchEngine, type EngineBench } from "./engine.ts"
+import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
+import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
+import { machineInfo, type MachineInfo } from "./machine.ts"
+import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
+
+export interface BenchReport {
+  readonly machine: MachineInfo
+  readonly engine: EngineBench | undefined
+  readonly large?: LargeBench | undefined
+  readonly storage?: StorageBench | undefined
+  readonly http?: HttpBench | undefined
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+export const renderReport = (report: BenchReport): string => {
+  const m = report.machine
+  const lines = [
+    "# Benchmarks",
+    "",
+    "Measured by `npm run bench` (`sandnet bench --write docs/benchmarks.md`); every figure is the",
+    "best of three runs, next to a baseline measured in the same run on the same machine.",
+    "",
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}; measured ${m.date}.`,
+    ""
+  ]
+  const e = report.engine
+  if (e !== undefined) {
+    lines.push(
+      "## Engine (simulation)",
+      "",
+      `Scenario \`${e.scenario}\` (scenarios/${e.scenario}.yaml), history hash \`${e.historyHash.slice(0, 16)}…\`.`,
+      "",
+      "| figure | value |",
+      "|---|---|",
+      `| committed transactions | ${fmt(e.committedTransactions)} |`,
+      `| CPU time of the run loop | ${fmt(e.runCpuSeconds, 2)} s |`,
+      `| **committed transactions per CPU-second** | **${fmt(e.transactionsPerCpuSecond)}** |`,
+      `| simulated time / wall time (speed-up) | ${fmt(e.simulatedSeconds)} s / ${fmt(e.wallSeconds, 2)} s = **${fmt(e.speedUp)}x** real time |`,
+      `| protocol message deliveries per CPU-second | ${fmt(e.deliveriesPerCpuSecond)} |`,
+      `| baseline: bare deliveries per CPU-second (same queue and driver, no protocol) | ${fmt(e.baselineDeliveriesPerCpuSecond)} |`,
+      `| ratio protocol / bare deliveries | ${fmt(e.deliveryRatio, 3)} |`,
+      `| peak RSS of the bench process | ${fmt(e.peakRssMiB)} MiB |`,
+      ""
+    )
+  }
+  if (report.large !== undefined) lines.push(...renderLarge(report.large, report.engine))
+  if (report.storage !== undefined) lines.push(...renderStorage(report.storage))
+  if (report.http !== undefined) lines.push(...renderHttp(report.http))
+  return lines.join("\n")
+}
+
+export const BENCH_SECTIONS = ["engine", "large", "storage", "http"] as const
+export type BenchSection = (typeof BENCH_SECTIONS)[number]
+
+export const runBench = async (options: {
+  readonly write?: string
+  readonly scenario?: string
+  /** Sections to measure (default: all); writing a partial report is refused to keep the file whole. */
+  readonly only?: ReadonlyArray<BenchSection>
+}): Promise<BenchReport> => {
+  const wanted = (section: BenchSection) => options.only === undefined || options.only.includes(section)
+  const report: BenchReport = {
+    machine: machineInfo(),
+    engine: wanted("engine") ? await benchEngine(options.scenario ?? "scenarios/smoke.yaml") : undefined,
+    large: wanted("large") ? await benchLarge() : undefined,
+    storage: wanted("storage") ? await benchStorage() : undefined,
+    http: wanted("http") ? await benchHttp() : undefined
+  }
+  const text = renderReport(report)
+  if (options.write !== undefined) writeFileSync(options.write, text + "\n")
+  process.stdout.write(text + "\n")
+  return report
+}

@@ -1,0 +1,30 @@
+/** What the benchmarks ran on, printed with every figure. */
+import * as os from "node:os"
+
+export interface MachineInfo {
+  readonly cpu: string
+  readonly cores: number
+  readonly memoryGiB: number
+  readonly node: string
+  readonly platform: string
+  readonly date: string
+}
+
+export const machineInfo = (): MachineInfo => ({
+  cpu: os.cpus()[0]?.model.trim() ?? "unknown",
+  cores: os.cpus().length,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  date: new Date().toISOString().slice(0, 10)
+})
+
+/** Best of n: benchmarks report the fastest of several runs (the least disturbed by other load). */
+export const bestOf = async <A>(n: number, run: () => Promise<A>, better: (a: A, b: A) => boolean): Promise<A> => {
+  let best = await run()
+  for (let i = 1; i < n; i++) {
+    const next = await run()
+    if (better(next, best)) best = next
+  }
+  return best
+}

@@ -1,0 +1,228 @@
+/**
+ * Storage benchmark: acknowledged offer creations per second of a whole node (the HTTP ledger
+ * surface's submit-and-wait, a TransferOffer create per request, answered only once committed),
+ * on PGlite and on PostgreSQL, each next to a bare single-row INSERT-and-commit loop measured in
+ * the same run on the same database (`benchStore` of @sandnet/store). The same node with an
+ * in-memory store is measured too, to show what durability costs.
+ *
+ * PostgreSQL: `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test server
+ * (postgres://postgres@127.0.0.1:5432/test); skipped when it cannot be reached.
+ */
+import * as Pg from "@effect/sql-pg/PgClient"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import { TransferOffer } from "@sandnet/engine"
+import {
+  baseUrl,
+  makeDevToken,
+  NodeRoutes,
+  NodeRuntime,
+  nodeStorageLayer,
+  persistentNodeRuntimeLayer,
+  serve,
+  storedUserManagementLayer
+} from "@sandnet/http"
+import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
+import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+
+export interface StorageBenchRow {
+  readonly database: string
+  /** What was measured: W1 (wallet transfer offers) or ledger submit-and-wait creates. */
+  readonly request: "W1" | "submit-and-wait"
+  /** Bare single-row INSERT + commit, one after the other, per second. */
+  readonly bareInsertsPerSecond: number
+  /** Acknowledged offer creations per second (submit-and-wait over HTTP, `clients` concurrent). */
+  readonly offersPerSecond: number
+  /** offersPerSecond / bareInsertsPerSecond */
+  readonly ratio: number
+  readonly offers: number
+  readonly clients: number
+  /** Store commits during the offers, and offers per commit (group commit at work). */
+  readonly commits: number
+  readonly offersPerCommit: number
+}
+
+export interface StorageBench {
+  readonly rows: ReadonlyArray<StorageBenchRow>
+  /** The same load on a node whose store is in memory (no database). */
+  readonly memoryOffersPerSecond: number
+  readonly memoryRequest: "W1" | "submit-and-wait"
+  readonly skipped: ReadonlyArray<string>
+}
+
+const OFFERS = 1500
+const CLIENTS = 32
+const WARMUP = 100
+
+/** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s and commits. */
+export const offerLoad = (storeContext: Context.Context<EventStore>) =>
+  Effect.gen(function* () {
+    const scope = yield* Scope.make()
+    const storage = nodeStorageLayer.pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
+    const runtime = persistentNodeRuntimeLayer({ wallets: true }).pipe(Layer.provideMerge(storage))
+    const users = storedUserManagementLayer().pipe(Layer.provide(storage))
+    const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false } }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
+    const context = yield* Layer.buildWithScope(layer, scope)
+    const url = yield* Effect.provide(baseUrl, context)
+    const engine = yield* Context.get(context, NodeRuntime).engine
+    const store = Context.get(context, EventStore)
+    const admin = yield* makeDevToken({ user: "participant_admin", secret: "unsafe" })
+    const result = yield* Effect.promise(async () => {
+      const post = (token: string, p: string, body: unknown) =>
+        fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+      const operator = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
+      const run = randomBytes(3).toString("hex")
+      const offer = (party: string, i: number) => ({
+        commands: [
+          {
+            CreateCommand: {
+              templateId: TransferOffer.nameReference,
+              createArguments: {
+                sender: party,
+                receiver: party,
+                dso: engine.network.dso,
+                amount: { amount: "1.0000000000", unit: "CoinUnit" },
+                description: "bench",
+                expiresAt: "2099-01-01T00:00:00.000000Z",
+                trackingId: `bench-${run}-${i}`
+              }
+            }
+          }
+        ],
+        commandId: `bench-${run}-${i}`,
+        actAs: [party]
+      })
+      // W1 (the wallet's transfer offers with tracking ids) when the wallet surface serves it
+      const probe = await fetch(`${url}/api/validator/v0/wallet/balance`, { headers: { authorization: `Bearer ${operator}` } })
+      await probe.arrayBuffer()
+      let request: (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
+      let kind: "W1" | "submit-and-wait"
+      if (probe.status === 200) {
+        kind = "W1"
+        // the validator's wallet user, as `sandnet start` creates it (administrator of the wallet)
+        const operatorParty = engine.network.validators[0]!.operator
+        await post(admin, "/v2/users", {
+          user: { id: "operator", primaryParty: operatorParty },
+          rights: [{ kind: { CanActAs: { value: { party: operatorParty } } } }, { kind: { CanReadAs: { value: { party: operatorParty } } } }, { kind: { ParticipantAdmin: { value: {} } } }]
+        })
+        const bob = await (await post(operator, "/api/validator/v0/admin/users", { name: `bench-${run}` })).json() as { party_id: string }
+        const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+        request = (i) => ({
+          path: "/api/validator/v0/wallet/transfer-offers",
+          token: operator,
+          body: { receiver_party_id: bob.party_id, amount: "1.0", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}` }
+        })
+      } else {
+        kind = "submit-and-wait"
+        const party = ((await (await post(admin, "/v2/parties", { partyIdHint: "bench" })).json()) as { partyDetails: { party: string } }).partyDetails.party
+        await post(admin, "/v2/users", { user: { id: "bench" }, rights: [{ kind: { CanActAs: { value: { party } } } }] })
+        const token = await Effect.runPromise(makeDevToken({ user: "bench", secret: "unsafe" }))
+        request = (i) => ({ path: "/v2/commands/submit-and-wait", token, body: offer(party, i) })
+      }
+      const load = async (from: number, count: number) => {
+        let next = from
+        let failed = 0
+        let firstFailure = ""
+        await Promise.all(
+          Array.from({ length: CLIENTS }, async () => {
+            while (next < from + count) {
+              const r = request(next++)
+              const answer = await post(r.token, r.path, r.body)
+              const text = await answer.text()
+              if (answer.status !== 200 && failed++ === 0) firstFailure = `${answer.status} ${text.slice(0, 300)}`
+            }
+          })
+        )
+        if (failed > 0) throw new Error(`${failed} offers failed, the first: ${firstFailure}`)
+      }
+      await load(0, WARMUP)
+      const before = await Effect.runPromise(store.stats())
+      const started = performance.now()
+      await load(WARMUP, OFFERS)
+      const seconds = (performance.now() - started) / 1000
+      const after = await Effect.runPromise(store.stats())
+      return { offersPerSecond: Math.round(OFFERS / seconds), commits: after.commits - before.commits, kind }
+    })
+    yield* Scope.close(scope, Exit.void)
+    return result
+  })
+
+const onDatabase = (label: string, schema: string) =>
+  Effect.gen(function* () {
+    const bare = yield* benchStore({ bareInserts: 2000, appends: 100, writers: 1 })
+    const storeScope = yield* Scope.make()
+    const storeContext = yield* Layer.buildWithScope(EventStore.sql({ schema }), storeScope)
+    const load = yield* offerLoad(storeContext).pipe(
+      Effect.ensuring(Scope.close(storeScope, Exit.void)),
+      Effect.ensuring(Effect.ignore(dropSchema(schema)))
+    )
+    const row: StorageBenchRow = {
+      database: label,
+      request: load.kind,
+      bareInsertsPerSecond: bare.bareInsert.opsPerSecond,
+      offersPerSecond: load.offersPerSecond,
+      ratio: Math.round((load.offersPerSecond / bare.bareInsert.opsPerSecond) * 100) / 100,
+      offers: OFFERS,
+      clients: CLIENTS,
+      commits: load.commits,
+      offersPerCommit: Math.round((OFFERS / Math.max(load.commits, 1)) * 10) / 10
+    }
+    return row
+  })
+
+type OnDatabase = Effect.Effect<StorageBenchRow, unknown, SqlClient | Pg.PgClient>
+
+export const benchStorage = async (): Promise<StorageBench> => {
+  const rows: Array<StorageBenchRow> = []
+  const skipped: Array<string> = []
+  const schema = `sandnet_bench_node_${process.pid}`
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-node-"))
+  try {
+    const pglite: OnDatabase = onDatabase("PGlite (embedded, via socket)", schema)
+    rows.push(await Effect.runPromise(pglite.pipe(Effect.provide(pgliteLayer({ dataDir })))))
+  } catch (error) {
+    skipped.push(`PGlite: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+  const url = process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+  try {
+    const client = Pg.layer({ url: Redacted.make(url), maxConnections: 4 }).pipe(
+      Layer.mapError((e) => new StorageError({ operation: "connect", message: e.message }))
+    )
+    rows.push(await Effect.runPromise((onDatabase(`PostgreSQL (${url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")})`, schema) as OnDatabase).pipe(Effect.provide(client))))
+  } catch (error) {
+    skipped.push(`PostgreSQL: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx))))
+  return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryRequest: memory.kind, skipped }
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+const requestText = {
+  W1: "W1: `POST /api/validator/v0/wallet/transfer-offers` with a tracking id",
+  "submit-and-wait": "`POST /v2/commands/submit-and-wait` with one TransferOffer create"
+} as const
+
+export const renderStorage = (s: StorageBench): Array<string> => [
+  "## Storage (acknowledged writes)",
+  "",
+  `A whole node (\`sandnet start\`'s composition, on port 0) answers ${fmt(OFFERS)} offer creations`,
+  `(${CLIENTS} concurrent clients, after ${WARMUP} warm-up requests); a 200 means the offer's journal entries`,
+  "are committed. Baseline: a bare single-row `INSERT` + commit loop on the same database in the same run",
+  "(packages/store/src/bench.ts). Requests: " + [...new Set([...s.rows.map((r) => r.request), s.memoryRequest])].map((k) => requestText[k]).join("; ") + ".",
+  "",
+  "| database | request | bare INSERT+commit/s | acknowledged offers/s | ratio | commits | offers per commit |",
+  "|---|---|---|---|---|---|---|",
+  ...s.rows.map(
+    (r) =>
+      `| ${r.database} | ${r.request} | ${fmt(r.bareInsertsPerSecond)} | **${fmt(r.offersPerSecond)}** | **${fmt(r.ratio, 2)}x** | ${fmt(r.commits)} | ${fmt(r.offersPerCommit, 1)} |`
+  ),
+  `| memory (no database, same node) | ${s.memoryRequest} | | ${fmt(s.memoryOffersPerSecond)} | | | |`,
+  "",
+  ...(s.skipped.length > 0 ? [`Skipped: ${s.skipped.join("; ")}.`, ""] : [])
+]

@@ -1,0 +1,128 @@
+/**
+ * Offline storage commands (the node must not be running on the same store: the PGlite data
+ * directory lock and the PostgreSQL schema lock refuse a second process):
+ *
+ *   sandnet rebuild  [--data-dir DIR | --database-url URL [--schema S] | --node-name N]
+ *       replays every journal into a fresh engine, recomputes the derived indexes (ACS per
+ *       participant, scan updates and verdicts, packages, parties), checks them against the stored
+ *       ones (at the journal position they were taken) and stores the recomputed ones.
+ *   sandnet snapshot --out FILE [storage options]    writes the network's journals to an archive
+ *   sandnet restore  --in FILE  [storage options]    replaces the network by an archive's
+ */
+import { Options } from "@effect/cli"
+import { Command } from "@effect/cli"
+import { micros } from "@sandnet/core"
+import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
+import {
+  decodeArchive,
+  encodeArchive,
+  exportNetwork,
+  importNetwork,
+  makeNodeStorage,
+  Persistence,
+  StorageInfo,
+  storageLayer
+} from "@sandnet/http"
+import { EventStore } from "@sandnet/store"
+import { Clock, Console, Effect, Either, Option } from "effect"
+import * as fs from "node:fs"
+import { storageChoice, type StorageOptions } from "./start.ts"
+
+export const storageOptions = {
+  dataDir: Options.directory("data-dir").pipe(Options.optional, Options.withDescription("the embedded database's directory (default ./.sandnet)")),
+  inMemory: Options.boolean("in-memory").pipe(Options.withDescription("keep nothing: a throwaway node")),
+  databaseUrl: Options.text("database-url").pipe(
+    Options.optional,
+    Options.withDescription("a PostgreSQL server (postgres://...; default: the DATABASE_URL variable, else the embedded database)")
+  ),
+  schema: Options.text("schema").pipe(Options.optional, Options.withDescription("the node's PostgreSQL schema (default: from --node-name)")),
+  nodeName: Options.text("node-name").pipe(Options.withDefault("sandnet"), Options.withDescription("the node's name (names its PostgreSQL schema)"))
+}
+
+const withStore = <A, E>(options: StorageOptions, f: (info: string) => Effect.Effect<A, E, EventStore>) =>
+  Effect.flatMap(StorageInfo, (info) => f(info.text)).pipe(Effect.provide(storageLayer(storageChoice(options))), Effect.scoped)
+
+const fail = (message: string) => Effect.zipRight(Console.error(message), Effect.sync(() => (process.exitCode = 1)))
+
+/** Field-by-field differences of two JSON values (paths of what differs). */
+const differences = (a: unknown, b: unknown, path = ""): Array<string> => {
+  if (JSON.stringify(a) === JSON.stringify(b)) return []
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return [`${path || "/"}: stored ${JSON.stringify(a)}, recomputed ${JSON.stringify(b)}`]
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  return [...keys].flatMap((k) => differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${path}/${k}`))
+}
+
+export const rebuild = (options: StorageOptions) =>
+  withStore(options, (info) =>
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const started = performance.now()
+      const journals = yield* Persistence.readJournals(store)
+      if (journals.entries.length === 0) return yield* Console.log(`${info}: no journals (a node has not run on this store yet)`)
+      const config: CoinNetworkConfig = journals.config ?? defaultCoinNetworkConfig
+      const now = Math.max(micros.fromNanos(yield* Clock.currentTimeNanos), journals.clock?.now ?? 0)
+      const { network, replay } = yield* Persistence.replayNetwork(config, now)
+      const stored = Option.getOrUndefined(yield* store.getSnapshot(Persistence.Streams.derived, Persistence.DERIVED_KEY)) as Persistence.DerivedIndexes | undefined
+      const upTo = stored?.ordinal ?? journals.lastOrdinal
+      const ordinal = (e: { readonly body: unknown }) => (e.body as Persistence.JournalBody).n
+      const head = journals.entries.filter((e) => ordinal(e) <= upTo)
+      const tail = journals.entries.filter((e) => ordinal(e) > upTo)
+      const first = replay(head)
+      if (Either.isLeft(first)) return yield* fail(`rebuild failed: ${first.left.message}`)
+      const atStored = Persistence.derivedIndexes(network, upTo)
+      const problems = stored === undefined ? [] : differences(stored, atStored)
+      const second = replay(tail, yield* Persistence.readSequencerSnapshots(store, network))
+      if (Either.isLeft(second)) return yield* fail(`rebuild failed: ${second.left.message}`)
+      const recomputed = Persistence.derivedIndexes(network, journals.lastOrdinal)
+      const lines = [
+        `${info}: ${journals.entries.length} journal entries in ${journals.heads.size} streams replayed (${journals.admin.length} user management events) in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+        ...recomputed.participants.map((p) => `  ${p.name.padEnd(12)} ledger end ${p.ledgerEnd}, ${p.activeContracts} active contracts`),
+        ...recomputed.scans.map((s) => `  scan ${s.name.padEnd(7)} ${s.updates} updates, ${s.verdicts} verdicts`),
+        `  ${recomputed.packages.length} packages, ${recomputed.parties} parties`,
+        stored === undefined
+          ? "  no stored indexes to compare with"
+          : problems.length === 0
+            ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
+            : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
+      ]
+      yield* Console.log(lines.join("\n"))
+      yield* store.putSnapshot(Persistence.Streams.derived, Persistence.DERIVED_KEY, recomputed)
+      if (problems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
+    })
+  ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`)))
+
+export const rebuildCommand = Command.make("rebuild", storageOptions, rebuild).pipe(
+  Command.withDescription("recompute every derived index (ACS, scan, packages) from the journals and check it against the stored one")
+)
+
+export const snapshotCommand = Command.make(
+  "snapshot",
+  { ...storageOptions, out: Options.file("out").pipe(Options.withDescription("the archive to write (gzipped JSON)")) },
+  ({ out, ...options }) =>
+    withStore(options, (info) =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const snapshot = yield* exportNetwork(store, new Date().toISOString())
+        const archive = encodeArchive(snapshot)
+        yield* Effect.sync(() => fs.writeFileSync(out, archive))
+        yield* Console.log(`${info}: ${snapshot.entries.length} journal entries written to ${out} (${archive.length} bytes)`)
+      })
+    ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`)))
+).pipe(Command.withDescription("write the whole network (its journals) to an archive; the node must not be running"))
+
+export const restoreCommand = Command.make(
+  "restore",
+  { ...storageOptions, in: Options.file("in", { exists: "yes" }).pipe(Options.withDescription("an archive written by `sandnet snapshot` or downloaded from /v2/sandnet/snapshots")) },
+  ({ in: file, ...options }) =>
+    withStore(options, (info) =>
+      Effect.gen(function* () {
+        const store = yield* EventStore
+        const decoded = decodeArchive(fs.readFileSync(file))
+        if (Either.isLeft(decoded)) return yield* fail(`${file}: ${decoded.left.reason}`)
+        yield* importNetwork(store, decoded.right)
+        // check that it replays
+        yield* Effect.scoped(Effect.flatMap(makeNodeStorage(store), () => Effect.void))
+        yield* Console.log(`${info}: network replaced by ${file} (${decoded.right.entries.length} journal entries; users and rights kept)`)
+      })
+    ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`)))
+).pipe(Command.withDescription("replace the network by an archive's (users and rights stay); the node must not be running"))

@@ -1,0 +1,118 @@
+/**
+ * `sandnet start`: one super validator, one validator and one synchronizer on the live clock, all
+ * four surfaces on one port. Prints the base URLs, the operator's party and how to get a token.
+ *
+ * Storage: the embedded PGlite under `./.sandnet` by default (`--data-dir`), a PostgreSQL server
+ * with `--database-url` (or `DATABASE_URL`) in the schema `--schema` (default: from the node
+ * name), or nothing with `--in-memory`. A node whose store holds journals resumes from them.
+ */
+
+import { Admin, defaultWalletConfig } from "@sandnet/engine"
+import {
+  NodeRoutes,
+  NodeRuntime,
+  NodeStorage,
+  StorageInfo,
+  baseUrl,
+  nodeStorageLayer,
+  persistentNodeRuntimeLayer,
+  schemaForNode,
+  serve,
+  storageLayer,
+  storedUserManagementLayer,
+  StorageRoutes,
+  type StorageChoice
+} from "@sandnet/http"
+import { DEFAULT_DATA_DIR } from "@sandnet/store"
+import { Console, Effect, Layer, Option } from "effect"
+
+export interface StorageOptions {
+  readonly dataDir: Option.Option<string>
+  readonly inMemory: boolean
+  readonly databaseUrl: Option.Option<string>
+  readonly schema: Option.Option<string>
+  readonly nodeName: string
+}
+
+export interface StartOptions extends StorageOptions {
+  readonly port: number
+  readonly host: string
+  readonly secret: string
+  readonly validatorWalletUser: string
+  /** One log line per HTTP request (off by default: it costs more than a simple read). */
+  readonly logRequests?: boolean
+}
+
+/** Which store the options pick: --in-memory, else --database-url / DATABASE_URL, else PGlite in --data-dir. */
+export const storageChoice = (options: StorageOptions): StorageChoice => {
+  if (options.inMemory) return { _tag: "memory" }
+  const url = Option.getOrUndefined(options.databaseUrl) ?? process.env["DATABASE_URL"]
+  if (url !== undefined && url !== "") {
+    return { _tag: "postgres", url, schema: Option.getOrElse(options.schema, () => schemaForNode(options.nodeName)) }
+  }
+  return { _tag: "pglite", dataDir: Option.getOrElse(options.dataDir, () => DEFAULT_DATA_DIR) }
+}
+
+/** Creates the validator operator's wallet user (admin rights, acting as the operator party). */
+const ensureOperatorUser = (user: string) =>
+  Effect.gen(function* () {
+    const runtime = yield* NodeRuntime
+    const users = yield* Admin.UserManagement
+    const engine = yield* runtime.engine
+    const operator = engine.network.validators[0]!.operator
+    const existing = yield* Effect.either(users.getUser(user))
+    if (existing._tag === "Left") {
+      yield* users.createUser({
+        user: { id: user, primaryParty: operator },
+        rights: [Admin.Rights.canActAs(operator), Admin.Rights.canReadAs(operator), Admin.Rights.participantAdmin]
+      }).pipe(Effect.catchAll(() => Effect.void))
+    }
+    return operator
+  })
+
+export const start = (options: StartOptions) =>
+  Effect.gen(function* () {
+    const started = performance.now()
+    const choice = storageChoice(options)
+    const marks = { storage: started, engine: started }
+    const store = storageLayer(choice)
+    const storage = nodeStorageLayer.pipe(
+      Layer.provideMerge(store),
+      Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
+    )
+    const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true, walletConfig: { ...defaultWalletConfig, validatorWalletUser: options.validatorWalletUser } }).pipe(
+      Layer.provideMerge(storage),
+      Layer.tap(() => Effect.sync(() => void (marks.engine = performance.now())))
+    )
+    const users = storedUserManagementLayer().pipe(Layer.provide(storage))
+    const layer = serve(Layer.mergeAll(NodeRoutes, StorageRoutes), { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } }).pipe(
+      Layer.provideMerge(users),
+      Layer.provideMerge(runtime)
+    )
+    return yield* Effect.gen(function* () {
+      const operator = yield* ensureOperatorUser(options.validatorWalletUser)
+      const url = yield* baseUrl
+      const runtime = yield* NodeRuntime
+      const engine = yield* runtime.engine
+      const network = engine.network
+      const info = yield* StorageInfo
+      const stored = yield* NodeStorage
+      const resumed = stored.initial.entries.length
+      const seconds = (ms: number) => (ms / 1000).toFixed(2)
+      const lines = [
+        `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
+        `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,
+        `  storage    ${info.text}`,
+        `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${resumed} journal entries replayed, ledger end ${network.validators[0]?.participant.logic.ledgerEnd ?? 0}`}`,
+        `  scan       ${url}/api/scan`,
+        `  wallet     ${url}/api/validator`,
+        `  registry   ${url}/registry`,
+        `  ledger     ${url}/v2`,
+        `  docs       ${url}/docs`,
+        `operator party (wallet user "${options.validatorWalletUser}"): ${operator}`,
+        `token:       npx sandnet token --user ${options.validatorWalletUser}${options.secret === "unsafe" ? "" : " --secret <secret>"}`
+      ]
+      yield* Console.log(lines.join("\n"))
+      return yield* Effect.never
+    }).pipe(Effect.provide(layer))
+  })

@@ -1,0 +1,83 @@
+/**
+ * Coin amounts are Daml `Numeric 10` values: fixed point with ten decimal places. They are kept as
+ * bigint units of 1e-10 so arithmetic is exact, and written as decimal strings with ten places
+ * ("12.5000000000"), which is how the contract payloads carry them.
+ */
+import { invariant } from "./assert.ts"
+
+export type Amount = bigint
+
+export const AMOUNT_SCALE = 10
+const UNIT = 10n ** BigInt(AMOUNT_SCALE)
+
+const DECIMAL_PATTERN = /^-?\d{1,28}(\.\d{1,10})?$/
+
+const CANONICAL_PATTERN = /^-?\d{1,28}\.\d{10}$/
+
+export const isAmountString = (text: string): boolean => DECIMAL_PATTERN.test(text)
+
+/** Parses "12", "12.5" or "12.5000000000"; undefined when not a decimal with at most 10 places. */
+export const parseAmount = (text: string): Amount | undefined => {
+  // Fast path: the canonical form this module writes ("12.5000000000").
+  const dot = text.length - AMOUNT_SCALE - 1
+  if (dot > 0 && text.charCodeAt(dot) === 46 && CANONICAL_PATTERN.test(text)) {
+    return BigInt(text.slice(0, dot) + text.slice(dot + 1))
+  }
+  if (!DECIMAL_PATTERN.test(text)) return undefined
+  const negative = text.startsWith("-")
+  const body = negative ? text.slice(1) : text
+  const [whole = "0", fraction = ""] = body.split(".")
+  const units = BigInt(whole) * UNIT + BigInt((fraction + "0000000000").slice(0, AMOUNT_SCALE))
+  return negative ? -units : units
+}
+
+/** Like parseAmount, for values the engine itself wrote; a malformed one is a defect. */
+export const amountOf = (text: string): Amount => {
+  const value = parseAmount(text)
+  invariant(value !== undefined, () => `not a Numeric 10 amount: ${JSON.stringify(text)}`)
+  return value
+}
+
+export const formatAmount = (value: Amount): string => {
+  const negative = value < 0n
+  const abs = negative ? -value : value
+  const whole = abs / UNIT
+  const fraction = (abs % UNIT).toString().padStart(AMOUNT_SCALE, "0")
+  return `${negative ? "-" : ""}${whole}.${fraction}`
+}
+
+export const amountFromNumber = (n: number): Amount => amountOf(n.toFixed(AMOUNT_SCALE))
+
+export const amountToNumber = (value: Amount): number => Number(value) / Number(UNIT)
+
+export const ZERO: Amount = 0n
+export const ONE: Amount = UNIT
+
+/** Division rounding half to even, as Daml's Numeric division does. */
+const divRound = (numerator: bigint, denominator: bigint): bigint => {
+  invariant(denominator !== 0n, "division by zero")
+  const negative = numerator < 0n !== denominator < 0n
+  const n = numerator < 0n ? -numerator : numerator
+  const d = denominator < 0n ? -denominator : denominator
+  let q = n / d
+  const r = n % d
+  const twice = r * 2n
+  if (twice > d || (twice === d && q % 2n === 1n)) q += 1n
+  return negative ? -q : q
+}
+
+export const mulAmount = (a: Amount, b: Amount): Amount => divRound(a * b, UNIT)
+export const divAmount = (a: Amount, b: Amount): Amount => divRound(a * UNIT, b)
+export const minAmount = (a: Amount, b: Amount): Amount => (a < b ? a : b)
+export const maxAmount = (a: Amount, b: Amount): Amount => (a > b ? a : b)
+export const sumAmounts = (values: Iterable<Amount>): Amount => {
+  let total = 0n
+  for (const v of values) total += v
+  return total
+}
+
+/** Asserts a quantity that the model says can never be negative. */
+export const nonNegative = (value: Amount, what: string): Amount => {
+  invariant(value >= 0n, () => `${what} went negative: ${formatAmount(value)}`)
+  return value
+}

@@ -1,0 +1,121 @@
+/**
+ * Hashing and canonical serialisation. Every id in Sandnet is derived from content through these
+ * functions, never from wall time or randomness, so the same inputs give the same ids everywhere.
+ */
+import { createHash } from "node:crypto"
+
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+export type JsonObject = { readonly [key: string]: Json }
+
+/** SHA-256 of UTF-8 text or bytes, as lowercase hex. */
+export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex")
+
+/** SHA-256 over several parts, each length-prefixed so that ("ab","c") and ("a","bc") differ. */
+export const sha256OfParts = (...parts: ReadonlyArray<string>): string => {
+  const hash = createHash("sha256")
+  for (const part of parts) {
+    hash.update(String(part.length))
+    hash.update(":")
+    hash.update(part)
+  }
+  return hash.digest("hex")
+}
+
+/**
+ * Canonical JSON: object keys sorted, no whitespace. Objects are compared and hashed through this
+ * form so that property insertion order can never leak into an id or a history hash.
+ */
+export const canonicalJson = (value: unknown): string => {
+  const cached = typeof value === "object" && value !== null ? canonicalCache.get(value) : undefined
+  if (cached !== undefined) return cached
+  const parts: Array<string> = []
+  writeCanonical(value, parts)
+  return parts.join("")
+}
+
+/**
+ * Canonical forms of objects that are hashed repeatedly (the same update is part of many nodes'
+ * histories). Only frozen-by-convention values are cached: updates and events are never mutated.
+ */
+const canonicalCache = new WeakMap<object, string>()
+
+/** Like canonicalJson, and remembers the result for this (immutable) object. */
+export const canonicalJsonCached = (value: object): string => {
+  let text = canonicalCache.get(value)
+  if (text === undefined) {
+    text = canonicalJson(value)
+    canonicalCache.set(value, text)
+  }
+  return text
+}
+
+const writeCanonical = (value: unknown, out: Array<string>): void => {
+  if (value === null || value === undefined) {
+    out.push("null")
+    return
+  }
+  switch (typeof value) {
+    case "string":
+      out.push(JSON.stringify(value))
+      return
+    case "number":
+    case "boolean":
+      out.push(JSON.stringify(value))
+      return
+    case "bigint":
+      out.push(JSON.stringify(value.toString()))
+      return
+    case "object": {
+      const cached = canonicalCache.get(value)
+      if (cached !== undefined) {
+        out.push(cached)
+        return
+      }
+      if (Array.isArray(value)) {
+        out.push("[")
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out.push(",")
+          writeCanonical(value[i], out)
+        }
+        out.push("]")
+        return
+      }
+      const record = value as Record<string, unknown>
+      const keys = Object.keys(record).sort()
+      out.push("{")
+      let first = true
+      for (const key of keys) {
+        const v = record[key]
+        if (v === undefined) continue
+        if (!first) out.push(",")
+        first = false
+        out.push(JSON.stringify(key), ":")
+        writeCanonical(v, out)
+      }
+      out.push("}")
+      return
+    }
+    default:
+      out.push("null")
+  }
+}
+
+/** The multihash form used for Canton-style fingerprints and hashes: 0x12 (sha2-256), 0x20 (32 bytes), digest. */
+export const multihashSha256Hex = (data: string | Uint8Array): string => "1220" + sha256Hex(data)
+
+/** Incremental hasher for long histories (the simulation's history hash). */
+export interface RunningHash {
+  readonly update: (text: string) => void
+  readonly digest: () => string
+}
+
+export const runningHash = (): RunningHash => {
+  const hash = createHash("sha256")
+  return {
+    update: (text) => {
+      hash.update(text)
+      hash.update("\n")
+    },
+    digest: () => hash.copy().digest("hex")
+  }
+}

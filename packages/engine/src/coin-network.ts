@@ -1,0 +1,226 @@
+/**
+ * Builds a coin network: synchronizers (sequencer + mediator each), super validators (participants
+ * hosting the DSO party, each with a scan) and validators, all registered with the Network, and
+ * bootstraps the DSO's genesis contracts (CoinRules and the first mining round).
+ */
+import { Clock, Effect } from "effect"
+import {
+  invariant,
+  mediatorUid,
+  micros,
+  namespaceOf,
+  participantUid,
+  partyId,
+  sequencerUid,
+  synchronizerId as makeSynchronizerId,
+  parseIso,
+  type ActiveContract,
+  type Micros,
+  type PartyId
+} from "@sandnet/core"
+
+import { ALL_PACKAGES, bootstrapRound, defaultCoinConfig, genesisCommands, type GenesisParameters } from "./coin/index.ts"
+import { ExternalPartySetupPackage } from "./wallet/external-party.ts"
+import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/rules.ts"
+import { TemplateRegistry } from "./ledger/template.ts"
+import { Network } from "./network/network.ts"
+import { makeParticipant, type ParticipantNode } from "./node/participant.ts"
+import { ScanStore } from "./node/scan.ts"
+import { makeMediator, type MediatorActor } from "./protocol/mediator.ts"
+import { makeSequencer, type SequencerActor } from "./protocol/sequencer.ts"
+import { Topology, defaultSynchronizerParameters, type SynchronizerInfo, type SynchronizerParameters, type TopologyState } from "./topology.ts"
+
+export interface SynchronizerConfig {
+  readonly name: string
+  readonly migrationId?: number
+  readonly parameters?: SynchronizerParameters
+}
+
+export interface CoinNetworkConfig {
+  /** Seeds every namespace: two networks with the same name have the same ids. */
+  readonly name: string
+  readonly superValidators: number
+  readonly validators: number
+  readonly synchronizers: ReadonlyArray<SynchronizerConfig>
+  readonly isDevNet: boolean
+  /** USD per coin of the first rounds. */
+  readonly initialCoinPrice: string
+  readonly tickDuration: Micros
+  /**
+   * Extra traffic (bytes) each member starts with on every synchronizer, before any purchase:
+   * super validators are effectively unmetered; validators get a starting grant and then buy
+   * traffic with coin (the top-up automation).
+   */
+  readonly initialExtraTraffic: { readonly superValidator: number; readonly validator: number }
+}
+
+export const defaultCoinNetworkConfig: CoinNetworkConfig = {
+  name: "sandnet",
+  superValidators: 1,
+  validators: 1,
+  synchronizers: [{ name: "global-synchronizer" }],
+  isDevNet: true,
+  initialCoinPrice: "0.005",
+  tickDuration: micros.minutes(10),
+  initialExtraTraffic: { superValidator: 1e15, validator: 50_000_000 }
+}
+
+export interface SynchronizerNode {
+  readonly info: SynchronizerInfo
+  readonly sequencer: SequencerActor
+  readonly mediator: MediatorActor
+}
+
+export interface SuperValidatorNode {
+  readonly name: string
+  readonly participant: ParticipantNode
+  readonly operator: PartyId
+  readonly scan: ScanStore
+}
+
+export interface ValidatorNode {
+  readonly name: string
+  readonly participant: ParticipantNode
+  readonly operator: PartyId
+}
+
+export interface CoinNetwork {
+  readonly config: CoinNetworkConfig
+  readonly topology: TopologyState
+  readonly registry: TemplateRegistry
+  readonly dso: PartyId
+  readonly synchronizers: ReadonlyArray<SynchronizerNode>
+  readonly superValidators: ReadonlyArray<SuperValidatorNode>
+  readonly validators: ReadonlyArray<ValidatorNode>
+  /** Every participant, super validators first. */
+  readonly participants: ReadonlyArray<ParticipantNode>
+}
+
+export { defaultCoinConfig }
+
+export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinNetwork, never, Network | Topology> =>
+  Effect.gen(function* () {
+    invariant(config.superValidators >= 1, "a network needs at least one super validator")
+    invariant(config.synchronizers.length >= 1, "a network needs at least one synchronizer")
+    const topology = yield* Topology
+    const registry = new TemplateRegistry([...ALL_PACKAGES, ExternalPartySetupPackage])
+    const synchronizers: Array<SynchronizerNode> = []
+    for (const [i, s] of config.synchronizers.entries()) {
+      const namespace = namespaceOf(`${config.name}:synchronizer:${s.name}`)
+      const info: SynchronizerInfo = {
+        synchronizerId: makeSynchronizerId(s.name, namespace),
+        name: s.name,
+        migrationId: s.migrationId ?? 0,
+        sequencer: sequencerUid(s.name, namespace),
+        mediator: mediatorUid(s.name, namespace),
+        mediatorGroup: 0,
+        parameters: s.parameters ?? defaultSynchronizerParameters
+      }
+      invariant(i > 0 || info.migrationId >= 0, "migration ids are non-negative")
+      topology.addSynchronizer(info)
+      synchronizers.push({ info, sequencer: yield* makeSequencer(info), mediator: yield* makeMediator(info) })
+    }
+    const defaultSynchronizer = synchronizers[0]!.info.synchronizerId
+
+    const dso = partyId("DSO", namespaceOf(`${config.name}:dso`))
+    const superValidators: Array<SuperValidatorNode> = []
+    const validators: Array<ValidatorNode> = []
+    const makeNode = (name: string, isSuperValidator: boolean) =>
+      Effect.gen(function* () {
+        const namespace = namespaceOf(`${config.name}:participant:${name}`)
+        const uid = participantUid(name, namespace)
+        topology.addParticipant({ uid, name, address: uid, isSuperValidator })
+        const participant = yield* makeParticipant({ uid, name, namespace, isSuperValidator, defaultSynchronizer }, registry)
+        const operator = yield* Effect.orDie(participant.allocateParty(name))
+        return { participant, operator }
+      })
+    for (let i = 1; i <= config.superValidators; i++) {
+      const name = `sv${i}`
+      const { participant, operator } = yield* makeNode(name, true)
+      const scan = new ScanStore(participant.logic, dso)
+      participant.logic.addListener(scan)
+      superValidators.push({ name, participant, operator, scan })
+    }
+    // The DSO party is hosted by every super validator; a two-thirds majority confirms for it.
+    topology.setHosting({
+      party: dso,
+      participants: superValidators.map((sv) => ({ participantUid: sv.participant.logic.uid, permission: "Submission" as const })),
+      threshold: Math.ceil((2 * superValidators.length) / 3),
+      external: false
+    })
+    for (let i = 1; i <= config.validators; i++) {
+      const name = `validator${i}`
+      const { participant, operator } = yield* makeNode(name, false)
+      validators.push({ name, participant, operator })
+    }
+    // The synchronizers' genesis traffic state.
+    for (const s of synchronizers) {
+      for (const sv of superValidators) s.sequencer.logic.handleSetLimit(sv.participant.address, config.initialExtraTraffic.superValidator, 0)
+      for (const v of validators) s.sequencer.logic.handleSetLimit(v.participant.address, config.initialExtraTraffic.validator, 0)
+    }
+    return {
+      config,
+      topology,
+      registry,
+      dso,
+      synchronizers,
+      superValidators,
+      validators,
+      participants: [...superValidators.map((s) => s.participant), ...validators.map((v) => v.participant)]
+    }
+  })
+
+/** Round `round` (0, 1 or 2) of the genesis bootstrap. */
+export const genesisRound = (network: CoinNetwork, round: 0 | 1 | 2, now: Micros): OpenMiningRoundPayload =>
+  bootstrapRound(genesisParameters(network, now), round, defaultCoinConfig(network.synchronizers[0]!.info.synchronizerId, network.config.tickDuration))
+
+const genesisParameters = (network: CoinNetwork, now: Micros): GenesisParameters => ({
+  dso: network.dso,
+  superValidators: network.superValidators.map((sv) => ({ party: sv.operator, name: sv.name })),
+  validatorOperators: network.validators.map((v) => v.operator),
+  synchronizerId: network.synchronizers[0]!.info.synchronizerId,
+  tickDuration: network.config.tickDuration,
+  initialCoinPrice: network.config.initialCoinPrice,
+  isDevNet: network.config.isDevNet,
+  now
+})
+
+/**
+ * Submits the genesis transaction (CoinRules, the first mining rounds, DsoRules, AnsRules,
+ * ExternalPartyCoinRules, validator licenses: coin/genesis.ts) from the first super validator. The
+ * driver must deliver messages until it completes.
+ */
+export const submitGenesis = (network: CoinNetwork): Effect.Effect<void, unknown> =>
+  Effect.gen(function* () {
+    const now = micros.fromNanos(yield* Clock.currentTimeNanos)
+    const sv1 = network.superValidators[0]!
+    yield* sv1.participant.submit({ actAs: [network.dso], commandId: "genesis", commands: genesisCommands(genesisParameters(network, now)) })
+  })
+
+/**
+ * The DSO contracts a wallet needs to transact, read from a super validator's ACS (the real
+ * validator reads them from scan and submits them as disclosed contracts).
+ */
+export interface DsoReference {
+  readonly coinRules: ActiveContract
+  readonly openRound: ActiveContract
+  readonly openRoundPayload: OpenMiningRoundPayload
+}
+
+export const dsoReference = (network: CoinNetwork, now: Micros, svIndex = 0): DsoReference | undefined => {
+  const sv = network.superValidators[svIndex] ?? network.superValidators[0]!
+  const acs = sv.participant.logic.acs
+  const rules = acs.ofTemplate(CoinRules.templateId, network.dso).next()
+  if (rules.done === true) return undefined
+  let best: ActiveContract | undefined
+  for (const round of acs.ofTemplate(OpenMiningRound.templateId, network.dso)) {
+    const payload = round.created.createArguments as unknown as OpenMiningRoundPayload
+    const opensAt = parseIso(payload.opensAt) ?? Number.MAX_SAFE_INTEGER
+    if (opensAt > now) continue
+    if (best === undefined || Number(payload.round.number) > Number((best.created.createArguments as unknown as OpenMiningRoundPayload).round.number)) best = round
+  }
+  if (best === undefined) return undefined
+  return { coinRules: rules.value, openRound: best, openRoundPayload: best.created.createArguments as unknown as OpenMiningRoundPayload }
+}
+
+

@@ -1,0 +1,28 @@
+import { CoinPackage, DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
+import "./coin.ts"
+import "./rules.ts"
+import "./rewards.ts"
+import "./rounds.ts"
+import "./traffic.ts"
+import "./preapproval.ts"
+import "./offers.ts"
+import "./instruction.ts"
+import "./delegations.ts"
+import "./governance.ts"
+
+export * from "./packages.ts"
+export * from "./schemas.ts"
+export * from "./coin.ts"
+export * from "./rules.ts"
+export * from "./rewards.ts"
+export * from "./rounds.ts"
+export * from "./traffic.ts"
+export * from "./preapproval.ts"
+export * from "./offers.ts"
+export * from "./instruction.ts"
+export * from "./delegations.ts"
+export * from "./governance.ts"
+export * from "./genesis.ts"
+
+/** Every package of the coin model (templates register when their modules load, above). */
+export const ALL_PACKAGES = [CoinPackage, WalletPackage, DsoGovernancePackage, NameServicePackage, HoldingApiPackage, TransferInstructionApiPackage]

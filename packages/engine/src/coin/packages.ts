@@ -1,0 +1,13 @@
+/**
+ * The packages of Sandnet's coin model. Names follow the real network's packages with the product
+ * name replaced by "coin" (as the spec does: CoinRules, CoinConfig). Package ids are derived from
+ * each package's description, so they are stable across runs and machines.
+ */
+import { PackageDef } from "../ledger/template.ts"
+
+export const CoinPackage = new PackageDef("splice-coin", "0.1.14")
+export const WalletPackage = new PackageDef("splice-wallet", "0.1.14")
+export const DsoGovernancePackage = new PackageDef("splice-dso-governance", "0.1.20")
+export const NameServicePackage = new PackageDef("splice-coin-name-service", "0.1.14")
+export const HoldingApiPackage = new PackageDef("splice-api-token-holding-v1", "1.0.0")
+export const TransferInstructionApiPackage = new PackageDef("splice-api-token-transfer-instruction-v1", "1.0.0")

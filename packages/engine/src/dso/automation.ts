@@ -1,0 +1,535 @@
+/**
+ * DSO automation: one actor per super validator, woken on every tick of the network (genesis time
+ * plus a multiple of the tick duration, plus a small offset). On each tick one SV is the delegate
+ * (tick number modulo the number of SVs, as Splice rotates its DSO delegate) and only the delegate
+ * submits, so the SVs never race each other; an SV that is down delays the work by one tick, since
+ * every task is derived from the ledger state and the next delegate picks up what is left.
+ *
+ * What the delegate does, in order:
+ *  1. advance the open rounds (the oldest past its targetClosesAt becomes summarizing, a new one is
+ *     created that opens one tick later);
+ *  2. start issuing every summarizing round, with the totals of the coupons registered against it;
+ *  3. close every issuing round past its targetClosesAt;
+ *  4. expire the unminted coupons of closed rounds (batches of `batchSize`), then archive them;
+ *  5. expire dust holdings (batches of `batchSize`);
+ *  6. close vote requests that are decided or past voteBefore.
+ *
+ * Every SV (not only the delegate) also tells the sequencers about traffic purchases: on each
+ * committed MemberTraffic it sends the member's new extra-traffic limit (genesis grant plus
+ * everything bought); the limit only grows, so repeats are harmless.
+ *
+ * Per-transaction cost: the commit listener looks only at holdings and traffic purchases (a map
+ * lookup per node); dust candidates wait in a heap keyed by the round in which they become dust.
+ */
+import { Clock, Effect } from "effect"
+import {
+  amountOf,
+  formatAmount,
+  invariant,
+  micros as microsOf,
+  parseIso,
+  type ActiveContract,
+  type CommittedUpdate,
+  type ContractId,
+  type Micros
+} from "@sandnet/core"
+import {
+  AppRewardCoupon,
+  ClosedMiningRound,
+  Coin,
+  Coin_Expire,
+  CoinRules_AdvanceOpenMiningRounds,
+  CoinRules_ClaimExpiredRewards,
+  CoinRules_MiningRound_Archive,
+  CoinRules_MiningRound_Close,
+  CoinRules_MiningRound_StartIssuing,
+  DsoRules_CloseVoteRequest,
+  IssuingMiningRound,
+  LockedCoin,
+  LockedCoin_ExpireCoin,
+  MemberTraffic,
+  SummarizingMiningRound,
+  ValidatorLivenessActivityRecord,
+  ValidatorRewardCoupon,
+  VoteRequest,
+  dustFromRound,
+  voteOutcome,
+  type AppRewardCouponPayload,
+  type ClosedMiningRoundPayload,
+  type CoinPayload,
+  type ExpiringAmount,
+  type IssuingMiningRoundPayload,
+  type LockedCoinPayload,
+  type MemberTrafficPayload,
+  type SummarizingMiningRoundPayload,
+  type ValidatorLivenessActivityRecordPayload,
+  type ValidatorRewardCouponPayload,
+  type VoteRequestPayload
+} from "../coin/index.ts"
+import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
+import { Commands, type Command } from "../ledger/interpreter.ts"
+import { Network, Outgoing, type Actor, type Message } from "../network/network.ts"
+import type { Completion } from "../node/participant.ts"
+import type { SubmissionRequest } from "../protocol/messages.ts"
+import { MinHeap } from "./heap.ts"
+import { DsoView } from "./view.ts"
+
+export interface DsoAutomationConfig {
+  /** How long after each tick boundary the automation wakes (so that round times have passed). */
+  readonly tickOffset: Micros
+  /** Most coupons or dust holdings archived by one transaction. */
+  readonly batchSize: number
+  /** USD per coin of every new round (default: the network's initial price). */
+  readonly coinPrice?: string | undefined
+  /** Whether dust holdings are expired. */
+  readonly expireDust: boolean
+}
+
+export const defaultDsoAutomationConfig: DsoAutomationConfig = {
+  tickOffset: microsOf.seconds(1),
+  batchSize: 100,
+  expireDust: true
+}
+
+export interface DsoAutomationStats {
+  roundsAdvanced: number
+  roundsIssuing: number
+  roundsClosed: number
+  roundsArchived: number
+  couponsExpired: number
+  dustExpired: number
+  /** Coin burned by dust expiry, in Numeric-10 units. */
+  dustBurned: bigint
+  votesClosed: number
+  trafficLimitsSent: number
+  commandsSubmitted: number
+  commandsFailed: number
+}
+
+interface DsoTick extends Message {
+  readonly _tag: "DsoTick"
+  readonly tick: number
+}
+
+interface DustCandidate {
+  readonly contractId: ContractId
+  readonly locked: boolean
+}
+
+interface CommandPlan {
+  readonly commandId: string
+  readonly commands: ReadonlyArray<Command>
+  readonly kind: keyof Pick<DsoAutomationStats, "roundsAdvanced" | "roundsIssuing" | "roundsClosed" | "roundsArchived" | "couponsExpired" | "dustExpired" | "votesClosed">
+  readonly count: number
+  readonly burned?: bigint
+}
+
+const roundNo = (p: { readonly round: { readonly number: string } }): number => Number(p.round.number)
+
+const payloadOf = <P>(c: ActiveContract): P => c.created.createArguments as unknown as P
+
+export class DsoAutomation implements Actor {
+  readonly address: string
+  readonly stats: DsoAutomationStats = {
+    roundsAdvanced: 0,
+    roundsIssuing: 0,
+    roundsClosed: 0,
+    roundsArchived: 0,
+    couponsExpired: 0,
+    dustExpired: 0,
+    dustBurned: 0n,
+    votesClosed: 0,
+    trafficLimitsSent: 0,
+    commandsSubmitted: 0,
+    commandsFailed: 0
+  }
+  /** The DSO's contracts as this SV's participant sees them now (a restarted node is a new ParticipantLogic). */
+  private get view(): DsoView {
+    return new DsoView(this.network.dso, this.sv.participant.logic)
+  }
+  private dust = new MinHeap<DustCandidate>()
+  /** Holdings the DSO sees active, with their expiring amounts (for dust checks). */
+  private readonly holdings = new Map<ContractId, { readonly amount: ExpiringAmount; readonly lockExpiresAt: Micros | undefined }>()
+  private readonly purchased = new Map<string, number>()
+  /** Plans in flight by command id, for the stats on completion. */
+  private readonly inFlight = new Map<string, CommandPlan>()
+  private readonly coinTemplate = Coin.templateId
+  private readonly lockedTemplate = LockedCoin.templateId
+  private readonly trafficTemplate = MemberTraffic.templateId
+  private phase: Micros = 0
+  private messageCounter = 0
+  /** No submissions after this time (a simulation winding down lets in-flight work settle). */
+  stopAt: Micros = Number.MAX_SAFE_INTEGER
+
+  constructor(
+    readonly network: CoinNetwork,
+    readonly sv: SuperValidatorNode,
+    readonly svIndex: number,
+    readonly config: DsoAutomationConfig,
+    private readonly net: { readonly schedule: (to: string, message: Message, at: Micros) => Effect.Effect<void> }
+  ) {
+    this.address = `DSO-AUTOMATION::${sv.name}`
+    // Holdings committed before the automation started (a restart, or a late start).
+    for (const template of [this.coinTemplate, this.lockedTemplate]) {
+      for (const c of sv.participant.logic.acs.ofTemplate(template, network.dso)) this.noteHolding(c.created.contractId, template, c.created.createArguments)
+    }
+    // Traffic bought before the automation started (a restart): later purchases add to it.
+    for (const c of sv.participant.logic.acs.ofTemplate(this.trafficTemplate, network.dso)) {
+      const p = c.created.createArguments as unknown as MemberTrafficPayload
+      const key = `${p.memberId}|${p.synchronizerId}`
+      this.purchased.set(key, (this.purchased.get(key) ?? 0) + Number(p.totalPurchased))
+    }
+    sv.participant.logic.addListener({
+      onCommitted: (entry, now) => this.onCommitted(entry, now),
+      onCompletion: (completion) => (this.onCompletion(completion), [])
+    })
+  }
+
+  /** Whether this SV acts on the given tick. */
+  isDelegate(tick: number): boolean {
+    return tick % this.network.superValidators.length === this.svIndex
+  }
+
+  // ---------------------------------------------------------------- listener
+
+  private noteHolding(contractId: ContractId, templateId: string, args: unknown): void {
+    if (!this.config.expireDust) return
+    const locked = templateId === this.lockedTemplate
+    const amount = locked ? (args as LockedCoinPayload).coin.amount : (args as CoinPayload).amount
+    const lockExpiresAt = locked ? parseIso((args as LockedCoinPayload).lock.expiresAt) : undefined
+    this.holdings.set(contractId, { amount, lockExpiresAt })
+    this.dust.push(dustFromRound(amount), { contractId, locked })
+  }
+
+  private onCommitted(entry: CommittedUpdate, now: Micros): ReadonlyArray<Outgoing> {
+    const update = entry.update
+    if (update.kind !== "transaction") return []
+    let out: Array<Outgoing> | undefined
+    for (const node of update.nodes) {
+      if (node.kind === "created") {
+        if (node.templateId === this.coinTemplate || node.templateId === this.lockedTemplate) this.noteHolding(node.contractId, node.templateId, node.createArguments)
+        else if (node.templateId === this.trafficTemplate) (out ??= []).push(...this.onTrafficPurchase(node.createArguments as unknown as MemberTrafficPayload, now))
+      } else if (node.consuming && (node.templateId === this.coinTemplate || node.templateId === this.lockedTemplate)) {
+        this.holdings.delete(node.contractId)
+      }
+    }
+    return out ?? []
+  }
+
+  private onTrafficPurchase(p: MemberTrafficPayload, now: Micros): ReadonlyArray<Outgoing> {
+    const key = `${p.memberId}|${p.synchronizerId}`
+    const total = (this.purchased.get(key) ?? 0) + Number(p.totalPurchased)
+    this.purchased.set(key, total)
+    const synchronizer = this.network.topology.synchronizer(p.synchronizerId)
+    if (synchronizer === undefined) return []
+    const member = this.network.topology.participant(p.memberId)
+    const grant = member?.isSuperValidator === true ? this.network.config.initialExtraTraffic.superValidator : this.network.config.initialExtraTraffic.validator
+    this.stats.trafficLimitsSent++
+    const submission: SubmissionRequest = {
+      _tag: "SubmissionRequest",
+      sender: this.address,
+      messageId: `${this.address}:traffic:${++this.messageCounter}`,
+      maxSequencingTime: now + synchronizer.parameters.maxSequencingTimeOffset,
+      envelopes: [{ recipients: [synchronizer.sequencer], content: { _tag: "SetExtraTrafficLimit", member: p.memberId, extraTrafficLimit: grant + total }, size: 120, viewIds: [] }]
+    }
+    return [Outgoing.send(this.address, synchronizer.sequencer, submission)]
+  }
+
+  private onCompletion(completion: Completion): void {
+    const plan = this.inFlight.get(completion.commandId)
+    if (plan === undefined) return
+    this.inFlight.delete(completion.commandId)
+    if (completion._tag === "Succeeded") {
+      this.stats[plan.kind] += plan.count
+      if (plan.burned !== undefined) this.stats.dustBurned += plan.burned
+    } else this.stats.commandsFailed++
+  }
+
+  // ---------------------------------------------------------------- ticks
+
+  /** Starts ticking: the phase is genesis time, read off the open rounds (they open on tick boundaries). */
+  start(now: Micros): Effect.Effect<void> {
+    const tick = this.network.config.tickDuration
+    const rounds = this.view.openRounds()
+    const anchor = rounds.length === 0 ? now : (parseIso(rounds[0]!.payload.opensAt) ?? now)
+    this.phase = anchor - Math.floor(anchor / tick) * tick
+    const next = Math.ceil((now - this.phase - this.config.tickOffset) / tick)
+    return this.schedule(Math.max(0, next))
+  }
+
+  private tickTime(tick: number): Micros {
+    return this.phase + tick * this.network.config.tickDuration + this.config.tickOffset
+  }
+
+  private schedule(tick: number): Effect.Effect<void> {
+    const message: DsoTick = { _tag: "DsoTick", tick }
+    return this.net.schedule(this.address, message, this.tickTime(tick))
+  }
+
+  readonly receive = (message: Message): Effect.Effect<void> => {
+    if (message._tag !== "DsoTick") return Effect.void
+    const { tick } = message as DsoTick
+    return Effect.gen(this, function* () {
+      if (this.tickTime(tick) > this.stopAt) return
+      yield* this.schedule(tick + 1)
+      if (!this.isDelegate(tick)) return
+      const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
+      yield* this.submitAll(this.plan(now, tick))
+    })
+  }
+
+  /** What the delegate submits now; pure with respect to the ledger state it reads. */
+  plan(now: Micros, tick: number): ReadonlyArray<CommandPlan> {
+    const rules = this.view.coinRules()
+    if (rules === undefined) return []
+    const rulesCid = rules.contract.created.contractId
+    const plans: Array<CommandPlan> = []
+    const acs = this.sv.participant.logic.acs
+    const dso = this.network.dso
+
+    // 1. advance
+    const open = this.view.openRounds()
+    if (open.length >= 3) {
+      const [oldest, middle, latest] = [open[0]!, open[1]!, open[2]!]
+      const ok =
+        roundNo(middle.payload) === roundNo(oldest.payload) + 1 &&
+        roundNo(latest.payload) === roundNo(middle.payload) + 1 &&
+        (parseIso(oldest.payload.targetClosesAt) ?? Infinity) <= now &&
+        (parseIso(latest.payload.opensAt) ?? Infinity) <= now &&
+        (parseIso(middle.payload.opensAt) ?? Infinity) + Number(middle.payload.tickDuration.microseconds) <= now
+      if (ok) {
+        plans.push({
+          commandId: `dso:advance:${roundNo(oldest.payload)}`,
+          kind: "roundsAdvanced",
+          count: 1,
+          commands: [
+            Commands.exercise(CoinRules_AdvanceOpenMiningRounds, rulesCid, {
+              coinPrice: this.config.coinPrice ?? latest.payload.coinPrice,
+              roundToArchiveCid: oldest.contract.created.contractId,
+              middleRoundCid: middle.contract.created.contractId,
+              latestRoundCid: latest.contract.created.contractId
+            })
+          ]
+        })
+      }
+    }
+
+    // Coupons by round, from the SV's ACS (they live a few ticks, so there are few).
+    const coupons = new Map<number, { validator: Array<ActiveContract>; app: Array<ActiveContract>; liveness: Array<ActiveContract> }>()
+    const bucket = (round: number) => {
+      let b = coupons.get(round)
+      if (b === undefined) coupons.set(round, (b = { validator: [], app: [], liveness: [] }))
+      return b
+    }
+    for (const c of acs.ofTemplate(ValidatorRewardCoupon.templateId, dso)) bucket(roundNo(payloadOf<ValidatorRewardCouponPayload>(c))).validator.push(c)
+    for (const c of acs.ofTemplate(AppRewardCoupon.templateId, dso)) bucket(roundNo(payloadOf<AppRewardCouponPayload>(c))).app.push(c)
+    for (const c of acs.ofTemplate(ValidatorLivenessActivityRecord.templateId, dso)) bucket(roundNo(payloadOf<ValidatorLivenessActivityRecordPayload>(c))).liveness.push(c)
+
+    // 2. start issuing
+    for (const c of acs.ofTemplate(SummarizingMiningRound.templateId, dso)) {
+      const round = roundNo(payloadOf<SummarizingMiningRoundPayload>(c))
+      const b = coupons.get(round)
+      let validator = 0n
+      let featured = 0n
+      let unfeatured = 0n
+      for (const v of b?.validator ?? []) validator += amountOf(payloadOf<ValidatorRewardCouponPayload>(v).amount)
+      for (const a of b?.app ?? []) {
+        const p = payloadOf<AppRewardCouponPayload>(a)
+        if (p.featured) featured += amountOf(p.amount)
+        else unfeatured += amountOf(p.amount)
+      }
+      plans.push({
+        commandId: `dso:start-issuing:${round}`,
+        kind: "roundsIssuing",
+        count: 1,
+        commands: [
+          Commands.exercise(CoinRules_MiningRound_StartIssuing, rulesCid, {
+            miningRoundCid: c.created.contractId,
+            summary: {
+              totalValidatorRewardCoupons: formatAmount(validator),
+              totalFeaturedAppRewardCoupons: formatAmount(featured),
+              totalUnfeaturedAppRewardCoupons: formatAmount(unfeatured),
+              totalSvRewardWeight: "0",
+              optTotalValidatorFaucetCoupons: String(b?.liveness.length ?? 0)
+            }
+          })
+        ]
+      })
+    }
+
+    // 3. close issuing rounds
+    for (const c of acs.ofTemplate(IssuingMiningRound.templateId, dso)) {
+      const p = payloadOf<IssuingMiningRoundPayload>(c)
+      if ((parseIso(p.targetClosesAt) ?? Infinity) > now) continue
+      plans.push({
+        commandId: `dso:close:${roundNo(p)}`,
+        kind: "roundsClosed",
+        count: 1,
+        commands: [Commands.exercise(CoinRules_MiningRound_Close, rulesCid, { issuingRoundCid: c.created.contractId })]
+      })
+    }
+
+    // 4. expire the coupons of closed rounds, then archive the rounds
+    for (const c of acs.ofTemplate(ClosedMiningRound.templateId, dso)) {
+      const round = roundNo(payloadOf<ClosedMiningRoundPayload>(c))
+      const b = coupons.get(round)
+      const all = [...(b?.validator ?? []).map((x) => ["v", x] as const), ...(b?.app ?? []).map((x) => ["a", x] as const), ...(b?.liveness ?? []).map((x) => ["l", x] as const)]
+      if (all.length === 0) {
+        plans.push({
+          commandId: `dso:archive-round:${round}`,
+          kind: "roundsArchived",
+          count: 1,
+          commands: [Commands.exercise(CoinRules_MiningRound_Archive, rulesCid, { closedRoundCid: c.created.contractId })]
+        })
+        continue
+      }
+      for (let i = 0; i < all.length; i += this.config.batchSize) {
+        const batch = all.slice(i, i + this.config.batchSize)
+        const ids = (kind: "v" | "a" | "l") => batch.filter(([k]) => k === kind).map(([, x]) => x.created.contractId)
+        plans.push({
+          commandId: `dso:expire-rewards:${round}:${tick}:${i}`,
+          kind: "couponsExpired",
+          count: batch.length,
+          commands: [
+            Commands.exercise(CoinRules_ClaimExpiredRewards, rulesCid, {
+              closedRoundCid: c.created.contractId,
+              validatorRewardCouponCids: ids("v"),
+              appCouponCids: ids("a"),
+              optValidatorLivenessActivityRecordCids: ids("l")
+            })
+          ]
+        })
+      }
+    }
+
+    // 5. dust
+    const latest = this.view.latestOpenRound(now)
+    if (this.config.expireDust && latest !== undefined) plans.push(...this.planDust(now, tick, roundNo(latest.payload), latest.contract.created.contractId))
+
+    // 6. votes
+    const svs = this.network.superValidators.length
+    const dsoRules = this.view.dsoRules()
+    if (dsoRules !== undefined) {
+      for (const c of acs.ofTemplate(VoteRequest.templateId, dso)) {
+        const p = payloadOf<VoteRequestPayload>(c)
+        if (voteOutcome(p, svs) === "undecided" && (parseIso(p.voteBefore) ?? Infinity) > now) continue
+        plans.push({
+          commandId: `dso:close-vote:${c.created.contractId}`,
+          kind: "votesClosed",
+          count: 1,
+          commands: [Commands.exercise(DsoRules_CloseVoteRequest, dsoRules.contract.created.contractId, { requestCid: c.created.contractId })]
+        })
+      }
+    }
+    return plans
+  }
+
+  private planDust(now: Micros, tick: number, round: number, roundCid: ContractId): ReadonlyArray<CommandPlan> {
+    const plans: Array<CommandPlan> = []
+    let batch: Array<Command> = []
+    let burned = 0n
+    const later: Array<{ key: number; value: DustCandidate }> = []
+    const acs = this.sv.participant.logic.acs
+    const flush = () => {
+      if (batch.length === 0) return
+      plans.push({ commandId: `dso:dust:${tick}:${plans.length}`, kind: "dustExpired", count: batch.length, commands: batch, burned })
+      batch = []
+      burned = 0n
+    }
+    for (;;) {
+      const candidate = this.dust.popDue(round)
+      if (candidate === undefined) break
+      const holding = this.holdings.get(candidate.contractId)
+      if (holding === undefined) continue
+      invariant(dustFromRound(holding.amount) <= round, "a dust candidate pops only once it is dust")
+      if (acs.lockedBy(candidate.contractId) !== undefined) {
+        later.push({ key: round + 1, value: candidate })
+        continue
+      }
+      if (candidate.locked) {
+        const expiresAt = holding.lockExpiresAt ?? 0
+        if (expiresAt > now) {
+          later.push({ key: round + 1 + Math.ceil((expiresAt - now) / this.network.config.tickDuration), value: candidate })
+          continue
+        }
+        batch.push(Commands.exercise(LockedCoin_ExpireCoin, candidate.contractId, { roundCid }))
+      } else batch.push(Commands.exercise(Coin_Expire, candidate.contractId, { roundCid }))
+      burned += amountOf(holding.amount.initialAmount)
+      // Once submitted it is no longer a candidate; if the expiry fails it comes back next tick.
+      later.push({ key: round + 1, value: candidate })
+      if (batch.length >= this.config.batchSize) flush()
+    }
+    flush()
+    for (const l of later) this.dust.push(l.key, l.value)
+    // Archived holdings leave their entries behind (removed lazily); rebuild when they dominate.
+    if (this.dust.size > 2 * this.holdings.size + 1024) this.rebuildDustHeap()
+    return plans
+  }
+
+  private rebuildDustHeap(): void {
+    const fresh = new MinHeap<DustCandidate>()
+    for (const [contractId, holding] of this.holdings) fresh.push(dustFromRound(holding.amount), { contractId, locked: holding.lockExpiresAt !== undefined })
+    this.dust = fresh
+  }
+
+  private submitAll(plans: ReadonlyArray<CommandPlan>): Effect.Effect<void> {
+    return Effect.forEach(
+      plans,
+      (plan) =>
+        this.sv.participant.submit({ actAs: [this.network.dso], commandId: plan.commandId, commands: plan.commands }).pipe(
+          Effect.tap(() =>
+            Effect.sync(() => {
+              this.stats.commandsSubmitted++
+              this.inFlight.set(plan.commandId, plan)
+            })
+          ),
+          // A duplicate of work still in flight, or a plan the ledger moved past: try again next tick.
+          Effect.catchAll(() => Effect.sync(() => void this.stats.commandsFailed++))
+        ),
+      { discard: true }
+    )
+  }
+}
+
+/** Starts the DSO automation of every super validator. */
+export const startDsoAutomation = (
+  network: CoinNetwork,
+  config: Partial<DsoAutomationConfig> = {}
+): Effect.Effect<ReadonlyArray<DsoAutomation>, never, Network> =>
+  Effect.gen(function* () {
+    const net = yield* Network
+    const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
+    const automations: Array<DsoAutomation> = []
+    for (const [i, sv] of network.superValidators.entries()) {
+      const automation = new DsoAutomation(network, sv, i, { ...defaultDsoAutomationConfig, ...config }, net)
+      yield* net.register(automation)
+      yield* automation.start(now)
+      automations.push(automation)
+    }
+    return automations
+  })
+
+/** Sums the stats of several SVs' automations. */
+export const totalDsoStats = (automations: ReadonlyArray<DsoAutomation>): DsoAutomationStats => {
+  const total: DsoAutomationStats = {
+    roundsAdvanced: 0,
+    roundsIssuing: 0,
+    roundsClosed: 0,
+    roundsArchived: 0,
+    couponsExpired: 0,
+    dustExpired: 0,
+    dustBurned: 0n,
+    votesClosed: 0,
+    trafficLimitsSent: 0,
+    commandsSubmitted: 0,
+    commandsFailed: 0
+  }
+  for (const a of automations) {
+    for (const key of Object.keys(total) as Array<keyof DsoAutomationStats>) {
+      if (key === "dustBurned") total.dustBurned += a.stats.dustBurned
+      else total[key] += a.stats[key]
+    }
+  }
+  return total
+}
+

@@ -1,0 +1,10 @@
+/** The lifecycle machines (XState v5, pure) and the helpers that step, store and restore them. */
+export * from "./lifecycle.ts"
+export * from "./transfer-offer.ts"
+export * from "./transfer-instruction.ts"
+export * from "./tracking-id.ts"
+export * from "./reassignment.ts"
+export * from "./merge-delegation.ts"
+export * from "./minting-delegation.ts"
+export * from "./identity-provider.ts"
+export * from "./buy-traffic-request.ts"

@@ -1,0 +1,233 @@
+/**
+ * The network between actors. Actors never call each other: they send messages through this
+ * service, which a driver delivers. Two drivers exist: the simulation runner (virtual time, a
+ * link model with seeded delays and faults) and the HTTP node (live time, zero delay). Both use
+ * the same deterministic event queue below, so the same inputs give the same delivery order.
+ */
+import { Context, Effect } from "effect"
+import { invariant, type Micros } from "@sandnet/core"
+
+export type Address = string
+
+export interface Message {
+  readonly _tag: string
+}
+
+/** An actor: one mailbox (its queue of deliveries) and one private state behind `receive`. */
+export interface Actor<M extends Message = Message> {
+  readonly address: Address
+  readonly receive: (message: M, from: Address) => Effect.Effect<void>
+}
+
+export interface SendOptions {
+  /**
+   * Ordered links keep FIFO order and are never dropped by faults other than a crash of the
+   * receiver (a sequencer's delivery subscription is ordered and gap-free in the real system).
+   */
+  readonly ordered?: boolean
+}
+
+/** What a handler wants sent once it has updated its state. */
+export type Outgoing =
+  | { readonly _tag: "Send"; readonly from: Address; readonly to: Address; readonly message: Message; readonly ordered: boolean }
+  | { readonly _tag: "Timer"; readonly to: Address; readonly message: Message; readonly at: Micros }
+
+export const Outgoing = {
+  send: (from: Address, to: Address, message: Message, ordered = false): Outgoing => ({ _tag: "Send", from, to, message, ordered }),
+  timer: (to: Address, message: Message, at: Micros): Outgoing => ({ _tag: "Timer", to, message, at })
+}
+
+export interface NetworkService {
+  readonly register: (actor: Actor) => Effect.Effect<void>
+  /** Sends a handler's outbox, in order. */
+  readonly sendAll: (outbox: ReadonlyArray<Outgoing>) => Effect.Effect<void>
+  readonly send: (from: Address, to: Address, message: Message, options?: SendOptions) => Effect.Effect<void>
+  /** A timer for the actor itself: delivered at `at` (never dropped). */
+  readonly schedule: (to: Address, message: Message, at: Micros) => Effect.Effect<void>
+}
+
+export class Network extends Context.Tag("@sandnet/engine/Network")<Network, NetworkService>() {}
+
+/** One pending delivery. `seq` breaks ties between equal times: FIFO in the order of sending. */
+export interface Delivery {
+  readonly at: Micros
+  readonly seq: number
+  readonly from: Address
+  readonly to: Address
+  readonly message: Message
+}
+
+/**
+ * Decides what a link does with a message: the times at which it is delivered (an empty list
+ * drops it, two entries duplicate it). The engine's default is the zero-delay link of the HTTP node.
+ */
+export interface LinkModel {
+  readonly route: (from: Address, to: Address, message: Message, now: Micros, ordered: boolean) => ReadonlyArray<Micros>
+}
+
+export const zeroDelayLink: LinkModel = { route: (_from, _to, _message, now) => [now] }
+
+/** Binary min-heap of deliveries ordered by (at, seq). */
+export class DeliveryQueue {
+  private readonly heap: Array<Delivery> = []
+
+  get size(): number {
+    return this.heap.length
+  }
+
+  peek(): Delivery | undefined {
+    return this.heap[0]
+  }
+
+  push(delivery: Delivery): void {
+    const heap = this.heap
+    heap.push(delivery)
+    let i = heap.length - 1
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      if (!before(heap[i]!, heap[parent]!)) break
+      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
+      i = parent
+    }
+  }
+
+  pop(): Delivery | undefined {
+    const heap = this.heap
+    const top = heap[0]
+    const last = heap.pop()
+    if (top === undefined || last === undefined || heap.length === 0) return top
+    heap[0] = last
+    let i = 0
+    for (;;) {
+      const left = 2 * i + 1
+      const right = left + 1
+      let smallest = i
+      if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left
+      if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right
+      if (smallest === i) break
+      ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
+      i = smallest
+    }
+    return top
+  }
+
+  /** Removes every delivery matching the predicate (used when a node crashes). */
+  removeWhere(predicate: (delivery: Delivery) => boolean): ReadonlyArray<Delivery> {
+    const removed = this.heap.filter(predicate)
+    if (removed.length === 0) return removed
+    const kept = this.heap.filter((d) => !predicate(d))
+    this.heap.length = 0
+    for (const d of kept) this.push(d)
+    return removed
+  }
+}
+
+const before = (a: Delivery, b: Delivery): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq)
+
+/**
+ * The event-queue network shared by both drivers. `now` is read from the driver through a
+ * function (the virtual time of the simulation, or the live clock of the node), and the driver
+ * pulls deliveries with `next`.
+ */
+export class EventQueueNetwork implements NetworkService {
+  readonly queue = new DeliveryQueue()
+  private readonly actors = new Map<Address, Actor>()
+  /** Last delivery time per ordered link, by sender then receiver. */
+  private readonly lastOrderedDelivery = new Map<Address, Map<Address, Micros>>()
+  private sequence = 0
+  /** Each actor's clock offset from the driver's (a skewed clock, see driver.ts): none unless set. */
+  private timeOffsetOf: ((address: Address) => Micros) | undefined = undefined
+
+  constructor(
+    private readonly now: () => Micros,
+    private link: LinkModel = zeroDelayLink
+  ) {}
+
+  setLinkModel(link: LinkModel): void {
+    this.link = link
+  }
+
+  /**
+   * Declares actors whose clocks run ahead (or behind) the driver's by an offset (the driver gives
+   * them a SkewedClock). Their timers are set in their own time, so they are queued at the driver's
+   * time when the actor's clock reaches them: without this, an actor behind by more than a timer's
+   * delay gets the timer at once, again and again, and virtual time never moves.
+   */
+  setTimeOffsets(offsetOf: (address: Address) => Micros): void {
+    this.timeOffsetOf = offsetOf
+  }
+
+  private timerAt(to: Address, at: Micros): Micros {
+    return Math.max(this.timeOffsetOf === undefined ? at : at - this.timeOffsetOf(to), this.now())
+  }
+
+  actor(address: Address): Actor | undefined {
+    return this.actors.get(address)
+  }
+
+  addresses(): ReadonlyArray<Address> {
+    return [...this.actors.keys()]
+  }
+
+  readonly register = (actor: Actor): Effect.Effect<void> =>
+    Effect.sync(() => {
+      this.actors.set(actor.address, actor)
+    })
+
+  /** Replaces an actor (a restarted node), keeping its address and pending deliveries. */
+  replace(actor: Actor): void {
+    invariant(this.actors.has(actor.address), () => `no actor at ${actor.address} to replace`)
+    this.actors.set(actor.address, actor)
+  }
+
+  readonly send = (from: Address, to: Address, message: Message, options?: SendOptions): Effect.Effect<void> =>
+    Effect.sync(() => this.sendNow(from, to, message, options?.ordered === true))
+
+  sendNow(from: Address, to: Address, message: Message, ordered: boolean): void {
+    const now = this.now()
+    const times = this.link.route(from, to, message, now, ordered)
+    for (const time of times) {
+      let at = Math.max(time, now)
+      if (ordered) {
+        let links = this.lastOrderedDelivery.get(from)
+        if (links === undefined) this.lastOrderedDelivery.set(from, (links = new Map()))
+        at = Math.max(at, links.get(to) ?? at)
+        links.set(to, at)
+      }
+      this.queue.push({ at, seq: this.sequence++, from, to, message })
+    }
+  }
+
+  readonly sendAll = (outbox: ReadonlyArray<Outgoing>): Effect.Effect<void> =>
+    outbox.length === 0
+      ? Effect.void
+      : Effect.sync(() => {
+          for (const out of outbox) {
+            if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)
+            else this.queue.push({ at: this.timerAt(out.to, out.at), seq: this.sequence++, from: out.to, to: out.to, message: out.message })
+          }
+        })
+
+  readonly schedule = (to: Address, message: Message, at: Micros): Effect.Effect<void> =>
+    Effect.sync(() => {
+      this.queue.push({ at: this.timerAt(to, at), seq: this.sequence++, from: to, to, message })
+    })
+
+  /** The next delivery due at or before `until`, removed from the queue. */
+  next(until: Micros): Delivery | undefined {
+    const head = this.queue.peek()
+    if (head === undefined || head.at > until) return undefined
+    return this.queue.pop()
+  }
+
+  nextTime(): Micros | undefined {
+    return this.queue.peek()?.at
+  }
+
+  /** Delivers one message to its actor (a message to an unknown address is dropped). */
+  deliver(delivery: Delivery): Effect.Effect<void> {
+    const actor = this.actors.get(delivery.to)
+    if (actor === undefined) return Effect.void
+    return actor.receive(delivery.message, delivery.from)
+  }
+}

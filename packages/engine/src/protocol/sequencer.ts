@@ -1,0 +1,165 @@
+/**
+ * The sequencer of one synchronizer: totally orders submissions, stamps each with a strictly
+ * increasing record time (microsecond resolution), charges the sender's traffic per envelope and
+ * delivers every envelope to its recipients over ordered links. A submission arriving after its
+ * max sequencing time, or from a member without enough traffic, is not sequenced.
+ */
+import { Clock, Effect } from "effect"
+import { invariant, micros, type Micros, type TrafficSummary } from "@sandnet/core"
+import { Network, Outgoing, type Actor, type Address, type Message } from "../network/network.ts"
+import type { SynchronizerInfo } from "../topology.ts"
+import type { Deliver, DeliverError, EnvelopeContent, SubmissionRequest } from "./messages.ts"
+import {
+  availableTraffic,
+  consumeTraffic,
+  envelopeCost,
+  initialTrafficState,
+  setExtraTrafficLimit,
+  type MemberTrafficState
+} from "./traffic.ts"
+
+export interface SequencerStats {
+  sequenced: number
+  rejectedForTraffic: number
+  expired: number
+  duplicates: number
+}
+
+export class SequencerLogic {
+  lastTimestamp: Micros = 0
+  readonly traffic = new Map<Address, MemberTrafficState>()
+  readonly stats: SequencerStats = { sequenced: 0, rejectedForTraffic: 0, expired: 0, duplicates: 0 }
+  /**
+   * Message ids already decided (sequenced or refused), per sender, with their max sequencing time:
+   * a copy of a submission that the network delivers again is dropped, so a request refused for
+   * traffic can never be sequenced later from a second copy after its sender gave up on it.
+   */
+  private readonly decided = new Map<string, Micros>()
+
+  constructor(
+    readonly synchronizer: SynchronizerInfo,
+    /** Members that do not pay for traffic (the mediator, as in Canton). */
+    private readonly exempt: ReadonlySet<Address>
+  ) {}
+
+  trafficOf(member: Address, now: Micros): MemberTrafficState {
+    let state = this.traffic.get(member)
+    if (state === undefined) {
+      state = initialTrafficState(this.synchronizer.parameters.traffic, now)
+      this.traffic.set(member, state)
+    }
+    return state
+  }
+
+  available(member: Address, now: Micros): number {
+    return availableTraffic(this.trafficOf(member, now), this.synchronizer.parameters.traffic, now)
+  }
+
+  handle(request: SubmissionRequest, now: Micros): ReadonlyArray<Outgoing> {
+    const self = this.synchronizer.sequencer
+    const id = this.synchronizer.synchronizerId
+    const timestamp = Math.max(now, this.lastTimestamp + 1)
+    if (timestamp > request.maxSequencingTime) {
+      // Too late: never sequenced. The sender learns it from sequencer time passing its deadline.
+      this.stats.expired++
+      return []
+    }
+    const messageKey = request.sender + "\n" + request.messageId
+    if (this.decided.has(messageKey)) {
+      this.stats.duplicates++
+      return []
+    }
+    this.forgetExpired(timestamp)
+    this.decided.set(messageKey, request.maxSequencingTime)
+    const parameters = this.synchronizer.parameters.traffic
+    const costs = request.envelopes.map((e) => envelopeCost(e.size, e.recipients.length, parameters))
+    const total = costs.reduce((a, b) => a + b, 0)
+    if (!this.exempt.has(request.sender)) {
+      const traffic = this.trafficOf(request.sender, timestamp)
+      if (!consumeTraffic(traffic, parameters, total, timestamp)) {
+        this.stats.rejectedForTraffic++
+        const error: DeliverError = {
+          _tag: "DeliverError",
+          synchronizerId: id,
+          timestamp,
+          messageId: request.messageId,
+          reason: `SEQUENCER_TRAFFIC_EXCEEDED: submission costs ${total} bytes of traffic, ${availableTraffic(traffic, parameters, timestamp)} available`
+        }
+        this.lastTimestamp = timestamp
+        return [Outgoing.send(self, request.sender, error, true)]
+      }
+    }
+    invariant(timestamp > this.lastTimestamp, "sequencer timestamps must strictly increase")
+    this.lastTimestamp = timestamp
+    this.stats.sequenced++
+    const trafficSummary: TrafficSummary = {
+      totalTrafficCost: total,
+      envelopes: request.envelopes.map((e, i) => ({ trafficCost: costs[i]!, viewIds: [...e.viewIds] }))
+    }
+    // Group the envelopes per recipient, keeping submission order; recipients in first-seen order.
+    const batches = new Map<Address, Array<EnvelopeContent>>()
+    for (const envelope of request.envelopes) {
+      // Traffic purchases are sequenced like everything else, then applied in sequencing order.
+      if (envelope.content._tag === "SetExtraTrafficLimit" && envelope.recipients.includes(self)) {
+        this.handleSetLimit(envelope.content.member, envelope.content.extraTrafficLimit, timestamp)
+      }
+      for (const recipient of envelope.recipients) {
+        if (recipient === self) continue
+        let batch = batches.get(recipient)
+        if (batch === undefined) batches.set(recipient, (batch = []))
+        batch.push(envelope.content)
+      }
+    }
+    if (request.receipt !== false && !batches.has(request.sender)) batches.set(request.sender, [])
+    const out: Array<Outgoing> = []
+    for (const [recipient, contents] of batches) {
+      const isSender = recipient === request.sender
+      const toMediator = recipient === this.synchronizer.mediator
+      const deliver: Deliver = {
+        _tag: "Deliver",
+        synchronizerId: id,
+        timestamp,
+        sender: request.sender,
+        messageId: isSender ? request.messageId : undefined,
+        contents,
+        trafficSummary: toMediator ? trafficSummary : undefined
+      }
+      out.push(Outgoing.send(self, recipient, deliver, true))
+    }
+    return out
+  }
+
+  /** Copies arriving after their max sequencing time are refused anyway: their ids can go. */
+  private forgetExpired(now: Micros): void {
+    for (const [key, maxSequencingTime] of this.decided) {
+      if (maxSequencingTime >= now) break
+      this.decided.delete(key)
+    }
+  }
+
+  handleSetLimit(member: Address, limit: number, now: Micros): void {
+    setExtraTrafficLimit(this.trafficOf(member, now), limit)
+  }
+}
+
+export interface SequencerActor extends Actor {
+  readonly logic: SequencerLogic
+}
+
+export const makeSequencer = (synchronizer: SynchronizerInfo): Effect.Effect<SequencerActor, never, Network> =>
+  Effect.gen(function* () {
+    const network = yield* Network
+    const logic = new SequencerLogic(synchronizer, new Set([synchronizer.mediator]))
+    const actor: SequencerActor = {
+      address: synchronizer.sequencer,
+      logic,
+      receive: (message: Message) =>
+        Effect.flatMap(Clock.currentTimeNanos, (nanos) => {
+          const now = micros.fromNanos(nanos)
+          if (message._tag === "SubmissionRequest") return network.sendAll(logic.handle(message as SubmissionRequest, now))
+          return Effect.void
+        })
+    }
+    yield* network.register(actor)
+    return actor
+  })

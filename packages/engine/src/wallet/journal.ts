@@ -1,0 +1,167 @@
+/**
+ * The wallet's journal: every state change that is not a ledger update (users, tracking ids, the
+ * lifecycle snapshots of offers, transfer instructions, buy-traffic requests and delegations, the
+ * last traffic top-ups) is an event, applied by `applyWalletEvent`. Events are JSON-safe and
+ * decoded with `WalletEvent`, so storage can persist them and replay them into a fresh state.
+ *
+ * Lifecycle snapshots are the machines' `persist` output (state name and context), stored with
+ * the entity they describe; replay restores them with `restore`.
+ */
+import { Schema } from "effect"
+import { JsonObjectSchema, invariant, type Micros } from "@sandnet/core"
+
+/** A persisted lifecycle snapshot (lifecycle.ts `persist`). */
+export const PersistedSnapshot = Schema.Struct({
+  machine: Schema.String,
+  version: Schema.String,
+  state: Schema.String,
+  context: JsonObjectSchema
+})
+export type PersistedSnapshot = typeof PersistedSnapshot.Type
+
+export const TrackedKind = Schema.Literal("transferOffer", "tokenStandardTransfer", "buyTraffic")
+export type TrackedKind = typeof TrackedKind.Type
+
+export const TrackingRecord = Schema.Struct({
+  kind: TrackedKind,
+  party: Schema.String,
+  trackingId: Schema.String,
+  commandId: Schema.String,
+  tracking: PersistedSnapshot
+})
+export type TrackingRecord = typeof TrackingRecord.Type
+
+export const OfferFailureKind = Schema.Literal("expired", "rejected", "withdrawn")
+export type OfferFailureKind = typeof OfferFailureKind.Type
+
+export const OfferRecord = Schema.Struct({
+  trackingId: Schema.String,
+  sender: Schema.String,
+  offer: PersistedSnapshot,
+  offerContractId: Schema.String,
+  createdTransactionId: Schema.String,
+  acceptedContractId: Schema.NullOr(Schema.String),
+  acceptedTransactionId: Schema.NullOr(Schema.String),
+  /** The receiver's coin created by the completing transfer. */
+  completedContractId: Schema.NullOr(Schema.String),
+  completedTransactionId: Schema.NullOr(Schema.String),
+  failureKind: Schema.NullOr(OfferFailureKind),
+  withdrawnReason: Schema.NullOr(Schema.String)
+})
+export type OfferRecord = typeof OfferRecord.Type
+
+export const InstructionRecord = Schema.Struct({
+  trackingId: Schema.String,
+  sender: Schema.String,
+  instruction: PersistedSnapshot,
+  createdTransactionId: Schema.String,
+  finalTransactionId: Schema.NullOr(Schema.String),
+  receiverHoldingCids: Schema.Array(Schema.String)
+})
+export type InstructionRecord = typeof InstructionRecord.Type
+
+export const BuyTrafficRecord = Schema.Struct({
+  trackingId: Schema.String,
+  party: Schema.String,
+  request: PersistedSnapshot,
+  requestContractId: Schema.String,
+  completedTransactionId: Schema.NullOr(Schema.String)
+})
+export type BuyTrafficRecord = typeof BuyTrafficRecord.Type
+
+export const DelegationRecord = Schema.Struct({ contractId: Schema.String, delegation: PersistedSnapshot })
+export type DelegationRecord = typeof DelegationRecord.Type
+
+export const WalletEvent = Schema.Union(
+  Schema.TaggedStruct("UserOnboarded", { user: Schema.String, party: Schema.String, at: Schema.Number }),
+  Schema.TaggedStruct("UserOffboarded", { user: Schema.String, at: Schema.Number }),
+  Schema.TaggedStruct("TrackingIdChanged", { key: Schema.String, record: TrackingRecord }),
+  Schema.TaggedStruct("OfferChanged", { key: Schema.String, record: OfferRecord }),
+  Schema.TaggedStruct("InstructionChanged", { key: Schema.String, record: InstructionRecord }),
+  Schema.TaggedStruct("BuyTrafficChanged", { key: Schema.String, record: BuyTrafficRecord }),
+  /** Keyed by the proposal's contract id (the delegation's identity across its lifecycle). */
+  Schema.TaggedStruct("MergeDelegationChanged", { owner: Schema.String, record: DelegationRecord }),
+  Schema.TaggedStruct("MintingDelegationChanged", { proposalContractId: Schema.String, record: DelegationRecord }),
+  Schema.TaggedStruct("TopupRecorded", { synchronizerId: Schema.String, at: Schema.Number })
+)
+export type WalletEvent = typeof WalletEvent.Type
+
+/** `<party>|<kind>|<tracking id>`: tracking ids are unique per user and kind of request. */
+export const trackingKey = (party: string, kind: TrackedKind, trackingId: string): string => `${party}|${kind}|${trackingId}`
+
+/** The wallet's journaled state; everything else it knows is derived from the ledger. */
+export class WalletState {
+  readonly users = new Map<string, { readonly party: string; readonly onboardedAt: Micros }>()
+  readonly userOfParty = new Map<string, string>()
+  readonly tracking = new Map<string, TrackingRecord>()
+  /** Command id of a tracked submission -> tracking key. */
+  readonly trackingByCommand = new Map<string, string>()
+  readonly offers = new Map<string, OfferRecord>()
+  /** Offer or accepted-offer contract id -> offer key. */
+  readonly offerByContract = new Map<string, string>()
+  readonly instructions = new Map<string, InstructionRecord>()
+  /** Instruction contract id -> instruction key. */
+  readonly instructionByContract = new Map<string, string>()
+  readonly buyTraffic = new Map<string, BuyTrafficRecord>()
+  readonly buyTrafficByContract = new Map<string, string>()
+  readonly mergeDelegations = new Map<string, DelegationRecord>()
+  readonly mintingDelegations = new Map<string, DelegationRecord>()
+  readonly lastTopup = new Map<string, Micros>()
+}
+
+/** The fold: applies one event to the state. */
+export const applyWalletEvent = (state: WalletState, event: WalletEvent): void => {
+  switch (event._tag) {
+    case "UserOnboarded": {
+      const existing = state.users.get(event.user)
+      invariant(existing === undefined || existing.party === event.party, () => `user ${event.user} re-onboarded with another party`)
+      state.users.set(event.user, { party: event.party, onboardedAt: event.at })
+      state.userOfParty.set(event.party, event.user)
+      break
+    }
+    case "UserOffboarded": {
+      const existing = state.users.get(event.user)
+      if (existing !== undefined) {
+        state.users.delete(event.user)
+        if (state.userOfParty.get(existing.party) === event.user) state.userOfParty.delete(existing.party)
+      }
+      break
+    }
+    case "TrackingIdChanged":
+      state.tracking.set(event.key, event.record)
+      state.trackingByCommand.set(event.record.commandId, event.key)
+      break
+    case "OfferChanged":
+      state.offers.set(event.key, event.record)
+      state.offerByContract.set(event.record.offerContractId, event.key)
+      if (event.record.acceptedContractId !== null) state.offerByContract.set(event.record.acceptedContractId, event.key)
+      break
+    case "InstructionChanged":
+      state.instructions.set(event.key, event.record)
+      state.instructionByContract.set(String(event.record.instruction.context["instructionId"]), event.key)
+      break
+    case "BuyTrafficChanged":
+      state.buyTraffic.set(event.key, event.record)
+      state.buyTrafficByContract.set(event.record.requestContractId, event.key)
+      break
+    case "MergeDelegationChanged":
+      state.mergeDelegations.set(event.owner, event.record)
+      break
+    case "MintingDelegationChanged":
+      state.mintingDelegations.set(event.proposalContractId, event.record)
+      break
+    case "TopupRecorded": {
+      const previous = state.lastTopup.get(event.synchronizerId) ?? 0
+      invariant(event.at >= previous, "top-up times only increase")
+      state.lastTopup.set(event.synchronizerId, event.at)
+      break
+    }
+  }
+}
+
+/** Rebuilds a state from a stored journal. */
+export const replayWalletJournal = (events: Iterable<WalletEvent>): WalletState => {
+  const state = new WalletState()
+  for (const event of events) applyWalletEvent(state, event)
+  return state
+}

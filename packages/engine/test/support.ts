@@ -1,0 +1,45 @@
+/** A small deterministic harness for engine tests: network + clock + driver + a built coin network. */
+import { Effect, Layer } from "effect"
+import { SIMULATION_EPOCH, type Micros } from "@sandnet/core"
+import {
+  EventQueueNetwork,
+  ManualClock,
+  Network,
+  Topology,
+  TopologyState,
+  buildCoinNetwork,
+  defaultCoinNetworkConfig,
+  makeDriver,
+  submitGenesis,
+  type CoinNetwork,
+  type CoinNetworkConfig,
+  type Driver,
+  type LinkModel
+} from "../src/index.ts"
+
+export interface Harness {
+  readonly driver: Driver
+  readonly network: CoinNetwork
+  readonly queue: EventQueueNetwork
+  readonly clock: ManualClock
+  /** Runs an effect with the harness's clock and services. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+}
+
+export const makeHarness = (
+  overrides: Partial<CoinNetworkConfig> = {},
+  link?: LinkModel,
+  start: Micros = SIMULATION_EPOCH
+): Effect.Effect<Harness, unknown> =>
+  Effect.gen(function* () {
+    const clock = new ManualClock(start)
+    const queue = new EventQueueNetwork(() => clock.now, link)
+    const topology = new TopologyState()
+    const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
+    const run = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, layer), clock)
+    const network = yield* run(buildCoinNetwork({ ...defaultCoinNetworkConfig, ...overrides }))
+    const driver = makeDriver(queue, clock)
+    yield* run(submitGenesis(network))
+    yield* driver.runUntilIdle()
+    return { driver, network, queue, clock, run }
+  })

@@ -1,0 +1,62 @@
+/**
+ * @sandnet/http: the node's HTTP surfaces (scan, wallet, registry, ledger JSON), authentication,
+ * error mapping and OpenAPI documents. See docs/auth.md.
+ */
+export * as Auth from "./auth.ts"
+export {
+  AuthConfig,
+  AuthenticatedSubject,
+  AuthenticatedUser,
+  Authenticator,
+  makeDevToken,
+  requireActAs,
+  requireExecuteAs,
+  requireIdentityProviderAdmin,
+  requireParticipantAdmin,
+  requireReadAs,
+  type AuthSettings,
+  type DevTokenOptions,
+  type Subject,
+  type UserAccess
+} from "./auth.ts"
+export * as Errors from "./errors.ts"
+export {
+  ErrorCategories,
+  ErrorResponse,
+  InvalidRequest,
+  JsCantonError,
+  LedgerApiError,
+  NotImplemented,
+  PayloadTooLarge,
+  PermissionDenied,
+  RouteNotFound,
+  Unauthenticated,
+  describe,
+  errorResponse,
+  type HandlerError,
+  type SurfaceName
+} from "./errors.ts"
+export * as Ledger from "./ledger.ts"
+export { DEFAULT_LEDGER_API_SETTINGS, LedgerApiConfig, type LedgerApiSettings } from "./ledger-context.ts"
+export * as Scan from "./scan.ts"
+export * as Wallet from "./wallet.ts"
+export * as Registry from "./registry.ts"
+export { DocsRoutes, SurfaceApis, openApiDocument } from "./openapi.ts"
+export {
+  bind,
+  handleEndpoint,
+  HttpNodeConfig,
+  notImplemented,
+  reserved,
+  surfaceNotFound,
+  Surfaces,
+  type AuthMode,
+  type BindOptions,
+  type HttpNodeSettings,
+  type Surface
+} from "./surface.ts"
+export { baseUrl, layerMemory, NodeRoutes, serve, type ServeOptions } from "./server.ts"
+export { NodeRuntime, makeNodeRuntime, nodeRuntimeLayer, persistentNodeRuntimeLayer, type EngineInstance, type NodeRuntimeOptions, type NodeRuntimeService } from "./node-runtime.ts"
+export * as Persistence from "./persistence.ts"
+export { StorageRoutes, SandnetStorageGroup, exportNetwork, importNetwork, encodeArchive, decodeArchive, snapshotIdOf, type NetworkSnapshot } from "./sandnet-storage.ts"
+export { NodeStorage, makeNodeStorage, nodeStorageLayer, storageLayer, schemaForNode, StorageInfo, storedUserManagementLayer, type NodeStorageService, type StorageChoice } from "./node-storage.ts"

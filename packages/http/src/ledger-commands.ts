@@ -1,0 +1,588 @@
+/**
+ * Ledger surface: the command service and interactive submission.
+ *
+ * - `POST /v2/commands/submit-and-wait` (`{updateId, completionOffset}`),
+ *   `submit-and-wait-for-transaction` (`{transaction}`; without a transactionFormat: ACS delta of
+ *   the actAs and readAs parties, wildcard), the deprecated `submit-and-wait-for-transaction-tree`,
+ *   and `async/submit` (`{}`). Commands (CreateCommand, ExerciseCommand, CreateAndExerciseCommand;
+ *   template ids in either reference form) are checked against the templates' Schemas first: a bad
+ *   argument is a 400 naming its field. Interpretation errors have Canton's codes
+ *   (CONTRACT_NOT_FOUND, DAML_AUTHORIZATION_ERROR, DAML_INTERPRETATION_ERROR, ...), a rejected or
+ *   timed-out transaction the completion's code (e.g. LOCAL_VERDICT_LOCKED_CONTRACTS), a repeated
+ *   command id DUPLICATE_COMMAND. Rights: CanActAs of every actAs party, CanReadAs of every
+ *   readAs party.
+ * - `POST /v2/interactive-submission/prepare`: interprets without submitting and returns the
+ *   prepared transaction (base64 of Sandnet's canonical JSON, see LedgerApi.PreparedSubmission)
+ *   and its hash (`preparedTransactionHash`, base64 of the 32 bytes the parties sign). Rights:
+ *   CanReadAs of the acting parties.
+ * - `execute`, `executeAndWait`, `executeAndWaitForTransaction`: verify that every acting party
+ *   is an external party whose registered keys signed the hash (threshold), then submit the
+ *   prepared commands with the hash as the transaction's externalTransactionHash. Rights:
+ *   CanActAs or CanExecuteAs of the acting parties. Deviation: Sandnet re-interprets the commands
+ *   at execution (contract ids and ledger time are those of the execution); the hash covers the
+ *   prepared commands and the transaction as interpreted at preparation.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
+import { parseIso, type ActiveContract, type Json, type PartyId } from "@sandnet/core"
+import { Duration, Effect, Either, Layer, Schema } from "effect"
+import { requireActAs, requireExecuteAs, requireReadAs } from "./auth.ts"
+import { LedgerApiError, type HandlerError } from "./errors.ts"
+import {
+  commandFailed,
+  engineRoutes,
+  fromCommandRejected,
+  fromExternalError,
+  fromInterpretation,
+  fromInvalidArgument,
+  fromResolution,
+  invalidBody,
+  op,
+  orFail,
+  requireMatchingUser,
+  type LedgerNode
+} from "./ledger-context.ts"
+import {
+  DisclosedContract,
+  JsCommand,
+  JsTransaction,
+  JsTransactionTree,
+  Parties,
+  readersOf,
+  renderTransaction,
+  renderTree,
+  toCommands,
+  toTransactionFormat,
+  TransactionFormat
+} from "./ledger-encoding.ts"
+import type { EngineInstance } from "./node-runtime.ts"
+import { bind, Surfaces } from "./surface.ts"
+
+// =============================================================================================
+// Shapes
+// =============================================================================================
+
+const DurationJson = Schema.Struct({
+  seconds: Schema.Int,
+  nanos: Schema.Int,
+  unknownFields: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "Duration" })
+
+const DeduplicationPeriod = Schema.Union(
+  Schema.Struct({ DeduplicationDuration: Schema.Struct({ value: DurationJson }) }),
+  Schema.Struct({ DeduplicationOffset: Schema.Struct({ value: Schema.Int }) }),
+  Schema.Struct({ Empty: Schema.Struct({}) })
+).annotations({ identifier: "DeduplicationPeriod" })
+
+export const JsCommands = Schema.Struct({
+  commands: Schema.Array(JsCommand),
+  commandId: Schema.String,
+  actAs: Parties,
+  userId: Schema.optional(Schema.String),
+  readAs: Schema.optional(Parties),
+  workflowId: Schema.optional(Schema.String),
+  deduplicationPeriod: Schema.optional(DeduplicationPeriod),
+  minLedgerTimeAbs: Schema.optional(Schema.String),
+  minLedgerTimeRel: Schema.optional(DurationJson),
+  submissionId: Schema.optional(Schema.String),
+  disclosedContracts: Schema.optional(Schema.Array(DisclosedContract)),
+  synchronizerId: Schema.optional(Schema.String),
+  packageIdSelectionPreference: Schema.optional(Schema.Array(Schema.String))
+}).annotations({ identifier: "JsCommands" })
+export type JsCommands = typeof JsCommands.Type
+
+export const SubmitAndWaitResponse = Schema.Struct({ updateId: Schema.String, completionOffset: Schema.Int }).annotations({
+  identifier: "SubmitAndWaitResponse"
+})
+export const JsSubmitAndWaitForTransactionRequest = Schema.Struct({
+  commands: JsCommands,
+  transactionFormat: Schema.optional(TransactionFormat)
+}).annotations({ identifier: "JsSubmitAndWaitForTransactionRequest" })
+export const JsSubmitAndWaitForTransactionResponse = Schema.Struct({ transaction: JsTransaction }).annotations({
+  identifier: "JsSubmitAndWaitForTransactionResponse"
+})
+export const JsSubmitAndWaitForTransactionTreeResponse = Schema.Struct({ transactionTree: JsTransactionTree }).annotations({
+  identifier: "JsSubmitAndWaitForTransactionTreeResponse"
+})
+export const SubmitResponse = Schema.Struct({}).annotations({ identifier: "SubmitResponse" })
+
+const HashingSchemeVersion = Schema.Literal("HASHING_SCHEME_VERSION_UNSPECIFIED", "HASHING_SCHEME_VERSION_V2", "HASHING_SCHEME_VERSION_V3")
+
+export const JsPrepareSubmissionRequest = Schema.Struct({
+  userId: Schema.optional(Schema.String),
+  commandId: Schema.String,
+  commands: Schema.Array(JsCommand),
+  minLedgerTime: Schema.optional(Schema.Unknown),
+  actAs: Parties,
+  readAs: Schema.optional(Parties),
+  disclosedContracts: Schema.optional(Schema.Array(DisclosedContract)),
+  synchronizerId: Schema.optional(Schema.String),
+  packageIdSelectionPreference: Schema.optional(Schema.Array(Schema.String)),
+  verboseHashing: Schema.optional(Schema.Boolean),
+  maxRecordTime: Schema.optional(Schema.String),
+  hashingSchemeVersion: Schema.optional(HashingSchemeVersion)
+}).annotations({ identifier: "JsPrepareSubmissionRequest" })
+
+export const JsPrepareSubmissionResponse = Schema.Struct({
+  preparedTransaction: Schema.String,
+  preparedTransactionHash: Schema.String,
+  hashingSchemeVersion: HashingSchemeVersion,
+  hashingDetails: Schema.NullOr(Schema.String),
+  costEstimation: Schema.NullOr(Schema.Unknown)
+}).annotations({ identifier: "JsPrepareSubmissionResponse" })
+
+export const SignatureJson = Schema.Struct({
+  format: Schema.String,
+  signature: Schema.String,
+  signedBy: Schema.String,
+  signingAlgorithmSpec: Schema.String
+}).annotations({ identifier: "Signature" })
+
+export const PartySignatures = Schema.Struct({
+  signatures: Schema.Array(
+    Schema.Struct({ party: Schema.String, signatures: Schema.Array(SignatureJson) }).annotations({ identifier: "SinglePartySignatures" })
+  )
+}).annotations({ identifier: "PartySignatures" })
+
+const executeFields = {
+  preparedTransaction: Schema.String,
+  partySignatures: PartySignatures,
+  deduplicationPeriod: Schema.optional(DeduplicationPeriod),
+  submissionId: Schema.String,
+  userId: Schema.optional(Schema.String),
+  hashingSchemeVersion: HashingSchemeVersion,
+  minLedgerTime: Schema.optional(Schema.Unknown)
+}
+export const JsExecuteSubmissionRequest = Schema.Struct(executeFields).annotations({ identifier: "JsExecuteSubmissionRequest" })
+export const JsExecuteSubmissionAndWaitRequest = Schema.Struct(executeFields).annotations({ identifier: "JsExecuteSubmissionAndWaitRequest" })
+export const JsExecuteSubmissionAndWaitForTransactionRequest = Schema.Struct({
+  ...executeFields,
+  transactionFormat: Schema.optional(TransactionFormat)
+}).annotations({ identifier: "JsExecuteSubmissionAndWaitForTransactionRequest" })
+type ExecuteRequest = typeof JsExecuteSubmissionRequest.Type
+
+export const ExecuteSubmissionResponse = Schema.Struct({}).annotations({ identifier: "ExecuteSubmissionResponse" })
+export const ExecuteSubmissionAndWaitResponse = Schema.Struct({ updateId: Schema.String, completionOffset: Schema.Int }).annotations({
+  identifier: "ExecuteSubmissionAndWaitResponse"
+})
+export const JsExecuteSubmissionAndWaitForTransactionResponse = Schema.Struct({ transaction: JsTransaction }).annotations({
+  identifier: "JsExecuteSubmissionAndWaitForTransactionResponse"
+})
+
+// =============================================================================================
+// Endpoints
+// =============================================================================================
+
+export const SubmitAndWait = op(
+  HttpApiEndpoint.post("submitAndWait", "/v2/commands/submit-and-wait").setPayload(JsCommands).addSuccess(SubmitAndWaitResponse),
+  "postV2CommandsSubmit-and-wait",
+  "Submits a single composite command and waits for its result. Propagates the error of failed submissions including Daml interpretation errors."
+)
+export const SubmitAndWaitForTransaction = op(
+  HttpApiEndpoint.post("submitAndWaitForTransaction", "/v2/commands/submit-and-wait-for-transaction")
+    .setPayload(JsSubmitAndWaitForTransactionRequest)
+    .addSuccess(JsSubmitAndWaitForTransactionResponse),
+  "postV2CommandsSubmit-and-wait-for-transaction",
+  "Submits a single composite command, waits for its result, and returns the transaction."
+)
+export const SubmitAndWaitForTransactionTree = op(
+  HttpApiEndpoint.post("submitAndWaitForTransactionTree", "/v2/commands/submit-and-wait-for-transaction-tree")
+    .setPayload(JsCommands)
+    .addSuccess(JsSubmitAndWaitForTransactionTreeResponse),
+  "postV2CommandsSubmit-and-wait-for-transaction-tree",
+  "Submit a batch of commands and wait for the transaction trees response. Deprecated: use submit-and-wait-for-transaction."
+)
+export const SubmitAsync = op(
+  HttpApiEndpoint.post("submitAsync", "/v2/commands/async/submit").setPayload(JsCommands).addSuccess(SubmitResponse),
+  "postV2CommandsAsyncSubmit",
+  "Submit a command asynchronously (its outcome shows in the update stream)."
+)
+export const PrepareSubmission = op(
+  HttpApiEndpoint.post("prepareSubmission", "/v2/interactive-submission/prepare")
+    .setPayload(JsPrepareSubmissionRequest)
+    .addSuccess(JsPrepareSubmissionResponse),
+  "postV2Interactive-submissionPrepare",
+  "Requires `readAs` scope for the submitting party. Sandnet hashes its own canonical JSON of the prepared transaction (SANDNET_CANONICAL_JSON_V1), reported as HASHING_SCHEME_VERSION_V2."
+)
+export const ExecuteSubmission = op(
+  HttpApiEndpoint.post("executeSubmission", "/v2/interactive-submission/execute")
+    .setPayload(JsExecuteSubmissionRequest)
+    .addSuccess(ExecuteSubmissionResponse),
+  "postV2Interactive-submissionExecute",
+  "Execute a prepared submission asynchronously. Requires `actAs` or `executeAs` scope for the submitting party and the external party's signature."
+)
+export const ExecuteSubmissionAndWait = op(
+  HttpApiEndpoint.post("executeSubmissionAndWait", "/v2/interactive-submission/executeAndWait")
+    .setPayload(JsExecuteSubmissionAndWaitRequest)
+    .addSuccess(ExecuteSubmissionAndWaitResponse),
+  "postV2Interactive-submissionExecuteandwait",
+  "Similar to ExecuteSubmission but synchronously waits for the completion of the transaction."
+)
+export const ExecuteSubmissionAndWaitForTransaction = op(
+  HttpApiEndpoint.post("executeSubmissionAndWaitForTransaction", "/v2/interactive-submission/executeAndWaitForTransaction")
+    .setPayload(JsExecuteSubmissionAndWaitForTransactionRequest)
+    .addSuccess(JsExecuteSubmissionAndWaitForTransactionResponse),
+  "postV2Interactive-submissionExecuteandwaitfortransaction",
+  "Similar to ExecuteSubmissionAndWait but additionally returns the transaction."
+)
+
+export const CommandsGroup = HttpApiGroup.make("commands")
+  .add(SubmitAndWait)
+  .add(SubmitAndWaitForTransaction)
+  .add(SubmitAndWaitForTransactionTree)
+  .add(SubmitAsync)
+  .annotate(OpenApi.Title, "Command Service")
+
+export const InteractiveSubmissionGroup = HttpApiGroup.make("interactiveSubmission")
+  .add(PrepareSubmission)
+  .add(ExecuteSubmission)
+  .add(ExecuteSubmissionAndWait)
+  .add(ExecuteSubmissionAndWaitForTransaction)
+  .annotate(OpenApi.Title, "Interactive Submission Service")
+
+// =============================================================================================
+// Submission
+// =============================================================================================
+
+interface Submission {
+  readonly actAs: ReadonlyArray<PartyId>
+  readonly readAs: ReadonlyArray<PartyId>
+  readonly commandId: string
+  readonly workflowId: string | undefined
+  readonly commands: ReadonlyArray<Command>
+  readonly disclosedContracts: ReadonlyArray<ActiveContract>
+  readonly synchronizerId: string | undefined
+  readonly externalTransactionHash: string | undefined
+  readonly prepared?: NonNullable<SubmitRequest["prepared"]>
+}
+
+const LEDGER_STRING = /^[A-Za-z0-9._:\-#/ ]{1,255}$/
+
+const checkCommandId = (commandId: string, field: string) =>
+  LEDGER_STRING.test(commandId) ? Effect.void : Effect.fail(invalidBody(field, `"${commandId}" is not a valid LedgerString (1 to 255 of letters, digits, ._:-#/ and space)`))
+
+const checkParties = (actAs: ReadonlyArray<string>) =>
+  actAs.length === 0 ? Effect.fail(invalidBody("actAs", "must name at least one party")) : Effect.void
+
+/** The submission of a JsCommands request, after the caller's rights are checked. */
+const submissionOf = (json: JsCommands, field: string) =>
+  Effect.gen(function* () {
+    const prefix = field === "" ? "" : `${field}.`
+    yield* requireMatchingUser(json.userId)
+    yield* checkParties(json.actAs)
+    yield* checkCommandId(json.commandId, `${prefix}commandId`)
+    for (const party of json.actAs) yield* requireActAs(party)
+    for (const party of json.readAs ?? []) yield* requireReadAs(party)
+    const commands = yield* orFail(toCommands(json.commands, `${prefix}commands`), (e) => e)
+    if (commands.length === 0) return yield* Effect.fail(invalidBody(`${prefix}commands`, "must not be empty"))
+    const disclosedContracts = yield* orFail(
+      LedgerApi.decodeDisclosedContracts(json.disclosedContracts ?? [], `${prefix}disclosedContracts`),
+      fromInvalidArgument
+    )
+    return {
+      actAs: json.actAs,
+      readAs: json.readAs ?? [],
+      commandId: json.commandId,
+      workflowId: json.workflowId,
+      commands,
+      disclosedContracts,
+      synchronizerId: json.synchronizerId === "" ? undefined : json.synchronizerId,
+      externalTransactionHash: undefined
+    } satisfies Submission
+  })
+
+/** Checks and submits; the engine decides it before this returns (zero-delay network). */
+const submit = (node: LedgerNode, submission: Submission, commandsField: string) =>
+  node.runtime.run((engine) =>
+    Effect.gen(function* () {
+      const participant = node.participantOf(engine)
+      yield* orFail(LedgerApi.checkCommands(engine.network.registry, submission.commands, commandsField), (error): HandlerError =>
+        error._tag === "InvalidArgument" ? fromInvalidArgument(error) : fromResolution(error)
+      )
+      return yield* participant
+        .submit({
+          actAs: submission.actAs,
+          readAs: submission.readAs,
+          commandId: submission.commandId,
+          ...(submission.workflowId !== undefined ? { workflowId: submission.workflowId } : {}),
+          commands: submission.commands,
+          disclosedContracts: submission.disclosedContracts,
+          ...(submission.synchronizerId !== undefined ? { synchronizerId: submission.synchronizerId } : {}),
+          ...(submission.externalTransactionHash !== undefined ? { externalTransactionHash: submission.externalTransactionHash } : {}),
+          ...(submission.prepared !== undefined ? { prepared: submission.prepared } : {})
+        })
+        .pipe(
+          Effect.mapError((error): HandlerError => (error._tag === "CommandRejected" ? fromCommandRejected(error) : fromInterpretation(error))),
+          Effect.as(participant)
+        )
+    })
+  )
+
+const COMPLETION_TIMEOUT = Duration.seconds(60)
+
+/** Waits for the completion of a submitted command (normally already there). */
+const completionOf = (participant: ParticipantNode, submission: Submission) =>
+  participant.awaitCompletion(submission.commandId, submission.actAs).pipe(
+    Effect.timeoutFail({
+      duration: COMPLETION_TIMEOUT,
+      onTimeout: () =>
+        new LedgerApiError({
+          code: "REQUEST_TIME_OUT",
+          category: "DeadlineExceededRequestStateUnknown",
+          cause: `Timed out while awaiting the completion of command ${submission.commandId}`
+        })
+    }),
+    Effect.flatMap((completion: Completion) =>
+      completion._tag === "Succeeded"
+        ? Effect.succeed(completion)
+        : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
+    )
+  )
+
+const submitAndWait = (node: LedgerNode, submission: Submission, commandsField: string) =>
+  Effect.gen(function* () {
+    const participant = yield* submit(node, submission, commandsField)
+    const completion = yield* completionOf(participant, submission)
+    return { participant, completion }
+  })
+
+/** The default transaction format of submit-and-wait-for-transaction: ACS delta, wildcard for actAs and readAs. */
+const defaultTransactionFormat = (submission: Submission): LedgerApi.TransactionFormat => ({
+  eventFormat: {
+    filtersByParty: [...new Set([...submission.actAs, ...submission.readAs])].sort().map((p) => [p, { cumulative: [] }] as const),
+    filtersForAnyParty: undefined,
+    verbose: true
+  },
+  shape: "ACS_DELTA"
+})
+
+const transactionFormatOf = (json: typeof TransactionFormat.Type | undefined, submission: Submission, field: string) =>
+  Effect.gen(function* () {
+    if (json === undefined) return defaultTransactionFormat(submission)
+    const format = yield* orFail(toTransactionFormat(json, field), (e) => e)
+    const readers = readersOf({ transactions: format, reassignments: undefined, topologyParties: undefined })
+    for (const party of readers.parties) yield* requireReadAs(party)
+    return format
+  })
+
+/** The committed transaction as a format shows it (an empty event list when nothing is visible). */
+const committedTransaction = (
+  node: LedgerNode,
+  updateId: string,
+  format: LedgerApi.TransactionFormat,
+  field: string,
+  trees = false
+) =>
+  node.runtime
+    .run((engine: EngineInstance) =>
+      Effect.sync((): Either.Either<LedgerApi.TransactionView, HandlerError> => {
+        const logic = node.participantOf(engine).logic
+        const resolved = LedgerApi.resolveUpdateFormat(
+          LedgerApi.knownPackages(engine.network),
+          { transactions: format, reassignments: undefined, topologyParties: undefined },
+          field,
+          { trees }
+        )
+        if (Either.isLeft(resolved)) return Either.left(fromResolution(resolved.left))
+        const entry = logic.updateById(updateId)
+        if (entry === undefined || entry.update.kind !== "transaction") {
+          return Either.left(commandFailed("UPDATE_NOT_FOUND", `the transaction ${updateId} is not visible on this participant`))
+        }
+        const view = LedgerApi.viewTransaction(logic, entry, resolved.right.transactions!)
+        return Either.right(
+          view ?? {
+            kind: "transaction",
+            offset: entry.offset,
+            update: entry.update,
+            shape: format.shape,
+            events: [],
+            rootNodeIds: [],
+            forSubmitter: entry.update.submittingParticipant === logic.uid
+          }
+        )
+      })
+    )
+    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+
+// =============================================================================================
+// Interactive submission
+// =============================================================================================
+
+const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Type) =>
+  Effect.gen(function* () {
+    yield* requireMatchingUser(request.userId)
+    yield* checkParties(request.actAs)
+    yield* checkCommandId(request.commandId, "commandId")
+    for (const party of [...request.actAs, ...(request.readAs ?? [])]) yield* requireReadAs(party)
+    if (request.hashingSchemeVersion !== undefined && request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_V2" && request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_UNSPECIFIED") {
+      return yield* Effect.fail(invalidBody("hashingSchemeVersion", `${request.hashingSchemeVersion} is not supported; Sandnet answers HASHING_SCHEME_VERSION_V2`))
+    }
+    const commands = yield* orFail(toCommands(request.commands, "commands"), (e) => e)
+    if (commands.length === 0) return yield* Effect.fail(invalidBody("commands", "must not be empty"))
+    const disclosedContracts = yield* orFail(LedgerApi.decodeDisclosedContracts(request.disclosedContracts ?? [], "disclosedContracts"), fromInvalidArgument)
+    const prepared = yield* node.runtime
+      .run((engine) =>
+        Effect.sync((): Either.Either<LedgerApi.PreparedTransaction, HandlerError> => {
+          const checked = LedgerApi.checkCommands(engine.network.registry, commands, "commands")
+          if (Either.isLeft(checked)) return Either.left(checked.left._tag === "InvalidArgument" ? fromInvalidArgument(checked.left) : fromResolution(checked.left))
+          const logic = node.participantOf(engine).logic
+          const result = LedgerApi.prepareSubmission(
+            logic,
+            {
+              commandId: request.commandId,
+              actAs: request.actAs,
+              readAs: request.readAs ?? [],
+              commands,
+              disclosedContracts,
+              synchronizerId: request.synchronizerId === "" ? undefined : request.synchronizerId
+            },
+            engine.clock.now
+          )
+          return Either.mapLeft(result, (error): HandlerError => (error._tag === "CommandRejected" ? fromCommandRejected(error) : fromInterpretation(error)))
+        })
+      )
+      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    return {
+      preparedTransaction: prepared.encoded,
+      preparedTransactionHash: prepared.hash.base64,
+      hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2" as const,
+      hashingDetails:
+        request.verboseHashing === true
+          ? `${prepared.hash.hashingScheme}: sha256(int32be(48) || 0x01 || canonical JSON of the prepared transaction) = ${prepared.hash.hex}`
+          : null,
+      costEstimation: null
+    }
+  })
+
+/** Decodes, checks the signatures and builds the submission of an execute request. */
+const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
+  Effect.gen(function* () {
+    yield* requireMatchingUser(request.userId)
+    if (request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_V2") {
+      return yield* Effect.fail(invalidBody("hashingSchemeVersion", "must be HASHING_SCHEME_VERSION_V2 (what prepare answered)"))
+    }
+    const decoded = yield* orFail(LedgerApi.decodePreparedTransaction(request.preparedTransaction, "preparedTransaction"), fromInvalidArgument)
+    const { submission: prepared, hash, commands } = decoded
+    for (const party of prepared.actAs) yield* requireExecuteAs(party)
+    const disclosedContracts = yield* orFail(
+      LedgerApi.decodeDisclosedContracts(
+        prepared.disclosedContracts.map((createdEventBlob) => ({ createdEventBlob })),
+        "preparedTransaction.disclosedContracts"
+      ),
+      fromInvalidArgument
+    )
+    yield* node.runtime
+      .run((engine) =>
+        Effect.sync((): Either.Either<unknown, HandlerError> => {
+          const logic = node.participantOf(engine).logic
+          if (prepared.participantId !== LedgerApi.participantIdOf(logic)) {
+            return Either.left(invalidBody("preparedTransaction", `was prepared by participant ${prepared.participantId}, not by this one`))
+          }
+          return Either.mapLeft(
+            LedgerApi.verifyPreparedSignatures(engine.network, prepared, hash, request.partySignatures.signatures, "partySignatures.signatures"),
+            (error): HandlerError =>
+              error._tag === "NotAnExternalParty"
+                ? invalidBody("preparedTransaction.actAs", error.message)
+                : fromExternalError(error)
+          )
+        })
+      )
+      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.void)))
+    const submission: Submission = {
+      actAs: prepared.actAs,
+      readAs: prepared.readAs,
+      commandId: prepared.commandId,
+      workflowId: undefined,
+      commands,
+      disclosedContracts,
+      synchronizerId: prepared.synchronizerId,
+      externalTransactionHash: hash.hex,
+      // Executed as prepared: same seed, same ledger time, and it must yield the signed nodes.
+      prepared: {
+        transactionSeed: prepared.transactionSeed,
+        ledgerTime: parseIso(prepared.ledgerTime) ?? 0,
+        nodes: prepared.transaction.nodes as unknown as Json
+      }
+    }
+    return submission
+  })
+
+// =============================================================================================
+// Routes
+// =============================================================================================
+
+const ledger = Surfaces.ledger
+
+export const COMMAND_ENDPOINTS = [
+  SubmitAndWait,
+  SubmitAndWaitForTransaction,
+  SubmitAndWaitForTransactionTree,
+  SubmitAsync,
+  PrepareSubmission,
+  ExecuteSubmission,
+  ExecuteSubmissionAndWait,
+  ExecuteSubmissionAndWaitForTransaction
+] as const
+
+export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) =>
+  Layer.mergeAll(
+    bind(ledger, SubmitAndWait, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* submissionOf(payload, "")
+        const { completion } = yield* submitAndWait(node, submission, "commands")
+        return { updateId: completion.updateId, completionOffset: completion.offset }
+      })
+    ),
+    bind(ledger, SubmitAndWaitForTransaction, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* submissionOf(payload.commands, "commands")
+        const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
+        const { completion } = yield* submitAndWait(node, submission, "commands.commands")
+        const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
+        return { transaction: renderTransaction(view) }
+      })
+    ),
+    bind(ledger, SubmitAndWaitForTransactionTree, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* submissionOf(payload, "")
+        const { completion } = yield* submitAndWait(node, submission, "commands")
+        const format: LedgerApi.TransactionFormat = { ...defaultTransactionFormat(submission), shape: "LEDGER_EFFECTS" }
+        const view = yield* committedTransaction(node, completion.updateId, format, "commands", true)
+        return { transactionTree: renderTree(view) }
+      })
+    ),
+    bind(ledger, SubmitAsync, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* submissionOf(payload, "")
+        yield* submit(node, submission, "commands")
+        return {}
+      })
+    ),
+    bind(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)),
+    bind(ledger, ExecuteSubmission, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* executionOf(node, payload)
+        yield* submit(node, submission, "preparedTransaction.commands")
+        return {}
+      })
+    ),
+    bind(ledger, ExecuteSubmissionAndWait, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* executionOf(node, payload)
+        const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
+        return { updateId: completion.updateId, completionOffset: completion.offset }
+      })
+    ),
+    bind(ledger, ExecuteSubmissionAndWaitForTransaction, ({ payload }) =>
+      Effect.gen(function* () {
+        const submission = yield* executionOf(node, payload)
+        const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
+        const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
+        const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
+        return { transaction: renderTransaction(view) }
+      })
+    )
+  )
+)
+
+

@@ -1,0 +1,287 @@
+/**
+ * What the ledger surface's engine endpoints share: which participant `/v2` is (the node's
+ * validator1 by default; a setting picks another, e.g. `sv1`), the list limits, access to the
+ * NodeRuntime, and the mapping of engine errors onto Canton's codes.
+ *
+ * The engine endpoints bind only when a NodeRuntime is in the context the routes are built with
+ * (`sandnet start` provides one); without it they answer 501, so that a node of user management
+ * alone (tests of idps and users) still starts.
+ */
+import { OpenApi, type HttpApiEndpoint, type HttpLayerRouter } from "@effect/platform"
+import { InvalidArgument, type InterpretationError } from "@sandnet/core"
+import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
+import { Context, Effect, Either, Layer, Option } from "effect"
+import { AuthenticatedUser, type Authenticator, type UserAccess } from "./auth.ts"
+import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "./errors.ts"
+import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "./node-runtime.ts"
+import { notImplemented, Surfaces } from "./surface.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+// ---------------------------------------------------------------------------------------------
+
+export interface LedgerApiSettings {
+  /**
+   * The node (by name) whose participant `/v2` serves: `validator1` (default: the first
+   * validator, else the first super validator), or e.g. `sv1`.
+   */
+  readonly participant: string | undefined
+  /**
+   * Canton's `http-list-max-elements-limit` (default 200): the most items a list answer of
+   * `/v2/updates` (and flats, trees, active contracts) holds; more is 413
+   * JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED unless the request's `limit` cuts the list.
+   */
+  readonly maxListElements: number
+  /** Canton's `http-list-wait-time` (default 500 ms): the idle timeout of open-ended list requests. */
+  readonly listWaitMillis: number
+  /** How often an open-ended request or a websocket looks for new updates. */
+  readonly pollMillis: number
+}
+
+export const DEFAULT_LEDGER_API_SETTINGS: LedgerApiSettings = {
+  participant: undefined,
+  maxListElements: 200,
+  listWaitMillis: 500,
+  pollMillis: 20
+}
+
+export class LedgerApiConfig extends Context.Reference<LedgerApiConfig>()("@sandnet/http/LedgerApiConfig", {
+  defaultValue: (): LedgerApiSettings => DEFAULT_LEDGER_API_SETTINGS
+}) {
+  static readonly layer = (settings: Partial<LedgerApiSettings>): Layer.Layer<LedgerApiConfig> =>
+    Layer.succeed(LedgerApiConfig, { ...DEFAULT_LEDGER_API_SETTINGS, ...settings })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The participant behind /v2
+// ---------------------------------------------------------------------------------------------
+
+/** The engine as the ledger endpoints see it. */
+export interface LedgerNode {
+  readonly runtime: NodeRuntimeService
+  /** The participant /v2 serves, in an engine instance. */
+  readonly participantOf: (engine: EngineInstance) => ParticipantNode
+}
+
+export const participantNamed = (network: CoinNetwork, name: string | undefined): ParticipantNode => {
+  const nodes = [...network.validators, ...network.superValidators]
+  const found = name === undefined ? (network.validators[0] ?? network.superValidators[0]) : nodes.find((n) => n.name === name)
+  if (found === undefined) throw new Error(`no node named ${name} in the network (nodes: ${nodes.map((n) => n.name).join(", ")})`)
+  return found.participant
+}
+
+/**
+ * Route Layers that need the engine: built with the NodeRuntime of the context when there is one;
+ * otherwise the endpoints answer 501.
+ */
+export const engineRoutes = <R>(
+  endpoints: ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any>,
+  make: (node: LedgerNode) => Layer.Layer<never, never, R>
+): Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator> =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const runtime = yield* Effect.serviceOption(NodeRuntime)
+      const settings = yield* LedgerApiConfig
+      if (Option.isNone(runtime)) {
+        return Layer.mergeAll(
+          Layer.empty,
+          ...endpoints.map((endpoint) => notImplemented(Surfaces.ledger, endpoint))
+        ) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>
+      }
+      // A participant setting that names no node fails the node's start, not its first request.
+      const engine = yield* runtime.value.engine
+      participantNamed(engine.network, settings.participant)
+      const node: LedgerNode = {
+        runtime: runtime.value,
+        participantOf: (engine) => participantNamed(engine.network, settings.participant)
+      }
+      return make(node) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>
+    })
+  )
+
+/** Annotates an endpoint with the reference's operation id and description (for the OpenAPI document). */
+export const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
+  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
+    .annotate(OpenApi.Identifier, id)
+    .annotate(OpenApi.Description, description) as unknown as E
+
+// ---------------------------------------------------------------------------------------------
+// Rights
+// ---------------------------------------------------------------------------------------------
+
+const hasRight = (access: UserAccess, tag: string): boolean => access.rights.some((r) => r._tag === tag)
+
+export const requireReadAsAnyParty: Effect.Effect<UserAccess, PermissionDenied, AuthenticatedUser> = Effect.flatMap(
+  AuthenticatedUser,
+  (access) =>
+    hasRight(access, "CanReadAsAnyParty")
+      ? Effect.succeed(access)
+      : Effect.fail(new PermissionDenied({ reason: "the CanReadAsAnyParty right is required for filtersForAnyParty" }))
+)
+
+/** ParticipantAdmin, or IdentityProviderAdmin of the given provider (party management). */
+export const requireAdmin = (identityProviderId: string | undefined): Effect.Effect<UserAccess, PermissionDenied, AuthenticatedUser> =>
+  Effect.flatMap(AuthenticatedUser, (access) =>
+    access.isIdentityProviderAdmin(identityProviderId ?? access.user.identityProviderId)
+      ? Effect.succeed(access)
+      : Effect.fail(new PermissionDenied({ reason: "the ParticipantAdmin or IdentityProviderAdmin right is required" }))
+  )
+
+/** A request's userId, when given, must be the authenticated user (unless an admin sends it). */
+export const requireMatchingUser = (userId: string | undefined): Effect.Effect<UserAccess, PermissionDenied, AuthenticatedUser> =>
+  Effect.flatMap(AuthenticatedUser, (access) =>
+    userId === undefined || userId === "" || userId === access.user.id || access.isParticipantAdmin
+      ? Effect.succeed(access)
+      : Effect.fail(new PermissionDenied({ reason: `userId "${userId}" is not the authenticated user "${access.user.id}"` }))
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Error mapping
+// ---------------------------------------------------------------------------------------------
+
+/** An invalid body field: 400 text/plain naming it. */
+export const invalidBody = (field: string, message: string): InvalidRequest =>
+  new InvalidRequest({ location: "body", detail: `${field}: ${message}` })
+
+export const fromInvalidArgument = (error: InvalidArgument): InvalidRequest => invalidBody(error.field, error.message)
+
+export const updateNotFound = (error: LedgerApi.UpdateNotFound): LedgerApiError =>
+  new LedgerApiError({
+    code: "UPDATE_NOT_FOUND",
+    category: "InvalidGivenCurrentSystemStateResourceMissing",
+    cause: error.message,
+    resources: error.updateId !== undefined ? [["UPDATE_ID", error.updateId]] : [["OFFSET", String(error.offset)]]
+  })
+
+export const offsetAfterLedgerEnd = (error: LedgerApi.OffsetAfterLedgerEnd): LedgerApiError =>
+  new LedgerApiError({
+    code: "OFFSET_AFTER_LEDGER_END",
+    category: "InvalidGivenCurrentSystemStateSeekAfterEnd",
+    cause: error.message,
+    context: { field: error.field, offset: String(error.offset), ledgerEnd: String(error.ledgerEnd) }
+  })
+
+export const fromResolution = (error: LedgerApi.FilterResolutionError): HandlerError => {
+  switch (error._tag) {
+    case "InvalidArgument":
+      return fromInvalidArgument(error)
+    case "TemplatesOrInterfacesNotFound":
+      return new LedgerApiError({
+        code: "TEMPLATES_OR_INTERFACES_NOT_FOUND",
+        category: "InvalidGivenCurrentSystemStateResourceMissing",
+        cause: error.message,
+        resources: error.references.map((r) => ["TEMPLATE_ID", r] as const)
+      })
+    case "PackageNamesNotFound":
+      return new LedgerApiError({
+        code: "PACKAGE_NAMES_NOT_FOUND",
+        category: "InvalidGivenCurrentSystemStateResourceMissing",
+        cause: error.message,
+        resources: error.names.map((n) => ["PACKAGE_NAME", n] as const)
+      })
+  }
+}
+
+const COMMAND_CATEGORIES: Record<string, string> = {
+  DUPLICATE_COMMAND: "InvalidGivenCurrentSystemStateResourceExists",
+  SUBMISSION_ALREADY_IN_FLIGHT: "ContentionOnSharedResources",
+  NOT_SEQUENCED_TIMEOUT: "ContentionOnSharedResources",
+  LOCAL_VERDICT_TIMEOUT: "ContentionOnSharedResources",
+  LOCAL_VERDICT_LOCKED_CONTRACTS: "ContentionOnSharedResources",
+  LOCAL_VERDICT_INACTIVE_CONTRACTS: "InvalidGivenCurrentSystemStateResourceMissing",
+  LOCAL_VERDICT_DUPLICATE_UPDATE_ID: "InvalidGivenCurrentSystemStateResourceExists",
+  PARTY_NOT_KNOWN_ON_LEDGER: "InvalidGivenCurrentSystemStateResourceMissing",
+  SEQUENCER_TRAFFIC_EXCEEDED: "ContentionOnSharedResources",
+  NO_SYNCHRONIZER_FOR_SUBMISSION: "InvalidGivenCurrentSystemStateOther",
+  INVALID_ARGUMENT: "InvalidIndependentOfSystemState"
+}
+
+/** A command the engine refused, or one that completed with a failure, with its Canton code. */
+export const commandFailed = (code: string, cause: string, context: Record<string, string> = {}): LedgerApiError =>
+  new LedgerApiError({ code, category: COMMAND_CATEGORIES[code] ?? "InvalidGivenCurrentSystemStateOther", cause, context })
+
+export const fromCommandRejected = (error: CommandRejected): LedgerApiError => commandFailed(error.code, error.message)
+
+/**
+ * Interpretation errors with the codes of Canton's command execution errors: CONTRACT_NOT_FOUND
+ * (404), DAML_AUTHORIZATION_ERROR (400), DAML_INTERPRETATION_ERROR for a failed precondition or
+ * `fail` in a choice (400), TEMPLATES_OR_INTERFACES_NOT_FOUND (404), an unknown choice 400.
+ */
+export const fromInterpretation = (error: InterpretationError): HandlerError => {
+  switch (error._tag) {
+    case "ContractNotFound":
+    case "TemplateNotFound":
+      return error
+    case "ContractNotActive":
+      return new LedgerApiError({
+        code: "CONTRACT_NOT_FOUND",
+        category: "InvalidGivenCurrentSystemStateResourceMissing",
+        cause: `Contract could not be found with id ${error.contractId}: ${error.reason}`,
+        resources: [["CONTRACT_ID", error.contractId]]
+      })
+    case "ChoiceNotFound":
+      return invalidBody("commands", `template ${error.templateId} has no choice ${error.choice}`)
+    case "AuthorizationFailed":
+      return new LedgerApiError({
+        code: "DAML_AUTHORIZATION_ERROR",
+        category: "InvalidIndependentOfSystemState",
+        cause: `Interpretation error: Error: ${error.message}`,
+        context: { missing: error.missing.join(",") }
+      })
+    case "ChoiceFailed":
+      return new LedgerApiError({
+        code: "DAML_INTERPRETATION_ERROR",
+        category: "InvalidGivenCurrentSystemStateOther",
+        cause: `Interpretation error: Error: ${error.templateId === "" ? "" : `${error.templateId} `}${error.choice}: ${error.message}`,
+        context: { templateId: error.templateId, choice: error.choice }
+      })
+  }
+}
+
+export const fromPackageError = (error: Packages.PackageUploadError): LedgerApiError => {
+  const body = Packages.packageErrorBody(error)
+  return new LedgerApiError({ code: body.code, category: "InvalidIndependentOfSystemState", cause: body.cause })
+}
+
+/** External-party errors: invalid values are 400 text/plain; signature problems keep Canton's codes. */
+export const fromExternalError = (
+  error:
+    | External.AllocationError
+    | InvalidArgument
+    | External.PreparedTransactionNotAuthorized
+    | External.UnsupportedSignatureFormat
+    | External.MalformedSignature
+): HandlerError => {
+  switch (error._tag) {
+    case "InvalidArgument":
+      return fromInvalidArgument(error)
+    case "UnknownSigningKey":
+    case "InvalidSignature":
+      return new LedgerApiError({ code: error.code, category: "SecurityAlert", cause: error.message, context: { field: error.field } })
+    case "MissingSignature":
+      return new LedgerApiError({ code: error.code, category: "SecurityAlert", cause: error.message, context: { field: error.field } })
+    case "PreparedTransactionNotAuthorized":
+      return new LedgerApiError({
+        code: "INVALID_ARGUMENT",
+        category: "InvalidIndependentOfSystemState",
+        cause: `The submission is not authorized: ${error.message}`,
+        context: { field: error.field, hash: error.hash }
+      })
+    default:
+      return invalidBody(error.field, error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message)
+  }
+}
+
+export const partyExists = (error: PartyAlreadyExists): LedgerApiError =>
+  new LedgerApiError({
+    code: "PARTY_ALREADY_EXISTS",
+    category: "InvalidGivenCurrentSystemStateResourceExists",
+    cause: `Party already exists: party ${error.party} is already allocated on this node`,
+    resources: [["PARTY", error.party]]
+  })
+
+/** Either to Effect, mapping the error. */
+export const orFail = <A, E, F>(either: Either.Either<A, E>, map: (error: E) => F): Effect.Effect<A, F> =>
+  Either.isLeft(either) ? Effect.fail(map(either.left)) : Effect.succeed(either.right)
+
+export { InvalidArgument }

@@ -1,0 +1,346 @@
+/**
+ * Ledger surface: party management (`/v2/parties...`), including external parties.
+ *
+ * - `GET /v2/parties` (ParticipantAdmin or IdentityProviderAdmin): every party the topology
+ *   knows, sorted, paged by `pageSize` / `pageToken` (the last party of the previous page),
+ *   `isLocal` when this participant hosts it.
+ * - `POST /v2/parties` (admin): allocates `<partyIdHint>::<participant namespace>` on this
+ *   participant (hint: letters, digits, `_`, `-`, `.`, at most 185; absent: `party-<n>`);
+ *   `userId`, when given, gets CanActAs of the new party. 409 PARTY_ALREADY_EXISTS for a taken hint.
+ * - `GET /v2/parties/{party}` (admin): details of the party and of `?parties=`, known ones only.
+ * - `GET /v2/parties/participant-id` (any user): `<name>::<namespace>`.
+ * - `POST /v2/parties/external/generate-topology` (any user): the three onboarding transactions
+ *   of an external party hosted here (External.generateExternalPartyTopology).
+ * - `POST /v2/parties/external/allocate` (admin): verifies the signed onboarding transactions
+ *   (External.verifyExternalPartyAllocation) and hosts the party through the engine topology;
+ *   a bad signature, a wrong key or a tampered transaction is a 4xx and allocates nothing.
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { isPartyHint, partyId as makePartyId } from "@sandnet/core"
+import { External, LedgerApi, type ParticipantNode } from "@sandnet/engine"
+import { Effect, Either, Layer, Schema } from "effect"
+import { Admin } from "./engine-admin.ts"
+import { LedgerApiError, type HandlerError } from "./errors.ts"
+import {
+  engineRoutes,
+  fromExternalError,
+  invalidBody,
+  op,
+  partyExists,
+  requireAdmin,
+  type LedgerNode
+} from "./ledger-context.ts"
+import { Parties } from "./ledger-encoding.ts"
+import type { EngineInstance } from "./node-runtime.ts"
+import { bind, notImplemented, reserved, Surfaces } from "./surface.ts"
+
+// =============================================================================================
+// Shapes
+// =============================================================================================
+
+const ObjectMeta = Schema.Struct({
+  resourceVersion: Schema.optional(Schema.String),
+  annotations: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+}).annotations({ identifier: "ObjectMeta" })
+
+export const PartyDetails = Schema.Struct({
+  party: Schema.String,
+  isLocal: Schema.Boolean,
+  localMetadata: Schema.Struct({ resourceVersion: Schema.String, annotations: Schema.Record({ key: Schema.String, value: Schema.String }) }),
+  identityProviderId: Schema.String
+}).annotations({ identifier: "PartyDetails" })
+
+export const ListKnownPartiesResponse = Schema.Struct({
+  partyDetails: Schema.Array(PartyDetails),
+  nextPageToken: Schema.String
+}).annotations({ identifier: "ListKnownPartiesResponse" })
+
+const ListPartiesQuery = Schema.Struct({
+  "identity-provider-id": Schema.optional(Schema.String),
+  "filter-party": Schema.optional(Schema.String),
+  pageSize: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())),
+  pageToken: Schema.optional(Schema.String)
+})
+
+export const AllocatePartyRequest = Schema.Struct({
+  partyIdHint: Schema.optional(Schema.String),
+  localMetadata: Schema.optional(ObjectMeta),
+  identityProviderId: Schema.optional(Schema.String),
+  synchronizerId: Schema.optional(Schema.String),
+  userId: Schema.optional(Schema.String)
+}).annotations({ identifier: "AllocatePartyRequest" })
+export const AllocatePartyResponse = Schema.Struct({ partyDetails: PartyDetails }).annotations({ identifier: "AllocatePartyResponse" })
+
+export const GetPartiesResponse = Schema.Struct({ partyDetails: Schema.Array(PartyDetails) }).annotations({ identifier: "GetPartiesResponse" })
+export const GetParticipantIdResponse = Schema.Struct({ participantId: Schema.String }).annotations({
+  identifier: "GetParticipantIdResponse"
+})
+
+export const SigningPublicKey = Schema.Struct({ format: Schema.String, keyData: Schema.String, keySpec: Schema.String }).annotations({
+  identifier: "SigningPublicKey"
+})
+export const GenerateExternalPartyTopologyRequest = Schema.Struct({
+  synchronizer: Schema.String,
+  partyHint: Schema.String,
+  publicKey: SigningPublicKey,
+  localParticipantObservationOnly: Schema.optional(Schema.Boolean),
+  otherConfirmingParticipantUids: Schema.optional(Parties),
+  confirmationThreshold: Schema.optional(Schema.Int),
+  observingParticipantUids: Schema.optional(Parties)
+}).annotations({ identifier: "GenerateExternalPartyTopologyRequest" })
+export const GenerateExternalPartyTopologyResponse = Schema.Struct({
+  partyId: Schema.String,
+  publicKeyFingerprint: Schema.String,
+  topologyTransactions: Schema.Array(Schema.String),
+  multiHash: Schema.String
+}).annotations({ identifier: "GenerateExternalPartyTopologyResponse" })
+
+const Signature = Schema.Struct({
+  format: Schema.String,
+  signature: Schema.String,
+  signedBy: Schema.String,
+  signingAlgorithmSpec: Schema.String
+}).annotations({ identifier: "Signature" })
+export const AllocateExternalPartyRequest = Schema.Struct({
+  synchronizer: Schema.String,
+  onboardingTransactions: Schema.Array(
+    Schema.Struct({ transaction: Schema.String, signatures: Schema.optional(Schema.Array(Signature)) }).annotations({
+      identifier: "SignedTransaction"
+    })
+  ),
+  multiHashSignatures: Schema.optional(Schema.Array(Signature)),
+  identityProviderId: Schema.optional(Schema.String),
+  waitForAllocation: Schema.optional(Schema.Boolean),
+  userId: Schema.optional(Schema.String)
+}).annotations({ identifier: "AllocateExternalPartyRequest" })
+export const AllocateExternalPartyResponse = Schema.Struct({ partyId: Schema.String }).annotations({
+  identifier: "AllocateExternalPartyResponse"
+})
+
+// =============================================================================================
+// Endpoints
+// =============================================================================================
+
+export const ListKnownParties = op(
+  HttpApiEndpoint.get("listKnownParties", "/v2/parties").setUrlParams(ListPartiesQuery).addSuccess(ListKnownPartiesResponse),
+  "getV2Parties",
+  "List the parties known by the participant: the ones it hosts and the ones hosted elsewhere."
+)
+export const AllocateParty = op(
+  HttpApiEndpoint.post("allocateParty", "/v2/parties").setPayload(AllocatePartyRequest).addSuccess(AllocatePartyResponse),
+  "postV2Parties",
+  "Allocates a new party on this participant: <partyIdHint>::<participant namespace>."
+)
+export const GetParticipantId = op(
+  HttpApiEndpoint.get("getParticipantId", "/v2/parties/participant-id").addSuccess(GetParticipantIdResponse),
+  "getV2PartiesParticipant-id",
+  "Return the identifier of the participant."
+)
+export const GetParties = op(
+  HttpApiEndpoint.get("getParties", "/v2/parties/:party")
+    .setPath(Schema.Struct({ party: Schema.String }))
+    .setUrlParams(Schema.Struct({ "identity-provider-id": Schema.optional(Schema.String), parties: Schema.optional(Schema.Array(Schema.String)) }))
+    .addSuccess(GetPartiesResponse),
+  "getV2PartiesParty",
+  "Get the party details of the given parties. Only known parties will be returned in the list."
+)
+export const UpdatePartyDetails = reserved(
+  op(
+    HttpApiEndpoint.patch("updatePartyDetails", "/v2/parties/:party").setPath(Schema.Struct({ party: Schema.String })),
+    "patchV2PartiesParty",
+    "Update selected modifiable participant-local attributes of a party details resource."
+  )
+)
+export const GenerateExternalPartyTopology = op(
+  HttpApiEndpoint.post("generateExternalPartyTopology", "/v2/parties/external/generate-topology")
+    .setPayload(GenerateExternalPartyTopologyRequest)
+    .addSuccess(GenerateExternalPartyTopologyResponse),
+  "postV2PartiesExternalGenerate-topology",
+  "Generates the topology transactions (NamespaceDelegation, PartyToKeyMapping, PartyToParticipant) of an external party hosted on this participant, to be signed externally and uploaded with allocate."
+)
+export const AllocateExternalParty = op(
+  HttpApiEndpoint.post("allocateExternalParty", "/v2/parties/external/allocate")
+    .setPayload(AllocateExternalPartyRequest)
+    .addSuccess(AllocateExternalPartyResponse),
+  "postV2PartiesExternalAllocate",
+  "Allocates an external party from its signed onboarding transactions; it must be hosted on this participant with confirmation or observation permission."
+)
+
+export const PartiesGroup = HttpApiGroup.make("parties")
+  .add(ListKnownParties)
+  .add(AllocateParty)
+  .add(AllocateExternalParty)
+  .add(GetParticipantId)
+  .add(GetParties)
+  .add(UpdatePartyDetails)
+  .add(GenerateExternalPartyTopology)
+  .annotate(OpenApi.Title, "Party Management Service")
+
+// =============================================================================================
+// Handlers
+// =============================================================================================
+
+const details = (info: LedgerApi.PartyInfo) => ({
+  party: info.party,
+  isLocal: info.isLocal,
+  localMetadata: { resourceVersion: "0", annotations: {} },
+  identityProviderId: ""
+})
+
+const MAX_PARTIES_PAGE_SIZE = 10_000
+
+/** Runs an engine read or change under the lock, failing with the Either's error. */
+const run = <A>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, HandlerError>) =>
+  node.runtime
+    .run((engine) => Effect.sync(() => f(engine, node.participantOf(engine))))
+    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+
+/** A user that will receive CanActAs of a new party must exist (checked before allocating). */
+const checkUser = (userId: string | undefined) =>
+  userId === undefined || userId === ""
+    ? Effect.void
+    : Effect.flatMap(Admin.UserManagement, (users) => Effect.asVoid(users.getUser(userId)))
+
+const grantActAs = (userId: string | undefined, party: string) =>
+  userId === undefined || userId === ""
+    ? Effect.void
+    : Effect.flatMap(Admin.UserManagement, (users) => Effect.asVoid(users.grantUserRights(userId, [Admin.Rights.canActAs(party)])))
+
+const knownSynchronizer = (engine: EngineInstance, synchronizerId: string, field: string): Either.Either<void, HandlerError> =>
+  engine.topology.synchronizer(synchronizerId) !== undefined
+    ? Either.void
+    : Either.left(
+        new LedgerApiError({
+          code: "INVALID_ARGUMENT",
+          category: "InvalidIndependentOfSystemState",
+          cause: `${field}: synchronizer ${synchronizerId} is not connected to this participant (known: ${engine.topology
+            .synchronizers()
+            .map((s) => s.synchronizerId)
+            .join(", ")})`
+        })
+      )
+
+const ledger = Surfaces.ledger
+
+export const PARTY_ENDPOINTS = [
+  ListKnownParties,
+  AllocateParty,
+  GetParticipantId,
+  GetParties,
+  GenerateExternalPartyTopology,
+  AllocateExternalParty
+] as const
+
+export const PartyRoutes = Layer.merge(
+  notImplemented(ledger, UpdatePartyDetails),
+  engineRoutes(PARTY_ENDPOINTS, (node) =>
+    Layer.mergeAll(
+      bind(ledger, ListKnownParties, ({ urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireAdmin(urlParams["identity-provider-id"])
+          const pageSize = Math.min(urlParams.pageSize === undefined || urlParams.pageSize === 0 ? MAX_PARTIES_PAGE_SIZE : urlParams.pageSize, MAX_PARTIES_PAGE_SIZE)
+          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParties(participant.logic)))
+          const filter = urlParams["filter-party"] ?? ""
+          const token = urlParams.pageToken ?? ""
+          const matching = all.filter((p) => p.party.includes(filter) && (token === "" || p.party > token))
+          const page = matching.slice(0, pageSize)
+          return {
+            partyDetails: page.map(details),
+            nextPageToken: matching.length > pageSize ? page[page.length - 1]!.party : ""
+          }
+        })
+      ),
+      bind(ledger, AllocateParty, ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireAdmin(payload.identityProviderId)
+          const hint = payload.partyIdHint ?? ""
+          if (hint !== "" && !isPartyHint(hint)) {
+            return yield* Effect.fail(invalidBody("partyIdHint", `"${hint}" is not a valid party hint (1 to 185 letters, digits, '_', '-', '.')`))
+          }
+          yield* checkUser(payload.userId)
+          const party = yield* run(node, (engine, participant) =>
+            Either.gen(function* () {
+              if (payload.synchronizerId !== undefined && payload.synchronizerId !== "") {
+                yield* knownSynchronizer(engine, payload.synchronizerId, "synchronizerId")
+              }
+              const logic = participant.logic
+              let chosen = hint
+              if (chosen === "") {
+                let n = logic.hostedParties().size + 1
+                while (logic.topology.isKnownParty(makePartyId(`party-${n}`, logic.config.namespace))) n++
+                chosen = `party-${n}`
+              }
+              return yield* Either.mapLeft(logic.allocateParty(chosen), partyExists)
+            })
+          )
+          yield* grantActAs(payload.userId, party)
+          return { partyDetails: details({ party, isLocal: true, external: false }) }
+        })
+      ),
+      bind(ledger, GetParticipantId, () =>
+        run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantIdOf(participant.logic) }))
+      ),
+      bind(ledger, GetParties, ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          yield* requireAdmin(urlParams["identity-provider-id"])
+          const wanted = new Set([path.party, ...(urlParams.parties ?? [])])
+          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParties(participant.logic)))
+          return { partyDetails: all.filter((p) => wanted.has(p.party)).map(details) }
+        })
+      ),
+      bind(ledger, GenerateExternalPartyTopology, ({ payload }) =>
+        run(node, (engine, participant) =>
+          Either.gen(function* () {
+            const generated = yield* Either.mapLeft(
+              External.generateExternalPartyTopology({
+                synchronizerId: payload.synchronizer,
+                partyHint: payload.partyHint,
+                publicKey: payload.publicKey,
+                localParticipantUid: participant.logic.uid,
+                localParticipantObservationOnly: payload.localParticipantObservationOnly,
+                otherConfirmingParticipantUids: payload.otherConfirmingParticipantUids,
+                confirmationThreshold: payload.confirmationThreshold,
+                observingParticipantUids: payload.observingParticipantUids
+              }),
+              fromExternalError
+            )
+            yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
+            return {
+              partyId: generated.partyId,
+              publicKeyFingerprint: generated.publicKeyFingerprint,
+              topologyTransactions: generated.topologyTransactions,
+              multiHash: generated.multiHash
+            }
+          })
+        )
+      ),
+      bind(ledger, AllocateExternalParty, ({ payload }) =>
+        Effect.gen(function* () {
+          yield* requireAdmin(payload.identityProviderId)
+          yield* checkUser(payload.userId)
+          const partyId = yield* run(node, (engine, participant) =>
+            Either.gen(function* () {
+              const verified = yield* Either.mapLeft(
+                External.verifyExternalPartyAllocation({
+                  synchronizer: payload.synchronizer,
+                  onboardingTransactions: payload.onboardingTransactions,
+                  multiHashSignatures: payload.multiHashSignatures,
+                  localParticipantUid: participant.logic.uid
+                }),
+                fromExternalError
+              )
+              yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
+              return yield* Either.mapLeft(
+                LedgerApi.hostExternalParty(engine.network, engine.topology, verified),
+                (error): HandlerError =>
+                  error._tag === "PartyAlreadyExists" ? partyExists(error) : invalidBody("onboardingTransactions", error.message)
+              )
+            })
+          )
+          yield* grantActAs(payload.userId, partyId)
+          return { partyId }
+        })
+      )
+    )
+  )
+)

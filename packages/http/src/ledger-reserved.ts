@@ -1,0 +1,48 @@
+/**
+ * Endpoints of the reference's ledger API that this node does not serve yet: routed and
+ * documented, authenticated as usual, answered 501 UNSUPPORTED_OPERATION (see docs/api.md).
+ */
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Layer } from "effect"
+import { op } from "./ledger-context.ts"
+import { notImplemented, reserved, Surfaces } from "./surface.ts"
+
+const r = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E => reserved(op(endpoint, id, description))
+
+export const RESERVED_LEDGER_ENDPOINTS = [
+  r(
+    HttpApiEndpoint.post("submitAndWaitForReassignment", "/v2/commands/submit-and-wait-for-reassignment"),
+    "postV2CommandsSubmit-and-wait-for-reassignment",
+    "Submits a reassignment command and waits for the reassignment."
+  ),
+  r(HttpApiEndpoint.post("submitReassignmentAsync", "/v2/commands/async/submit-reassignment"), "postV2CommandsAsyncSubmit-reassignment", "Submit a reassignment command asynchronously."),
+  r(HttpApiEndpoint.post("completions", "/v2/commands/completions"), "postV2CommandsCompletions", "Query completions list (blocking call)."),
+  r(HttpApiEndpoint.post("commandCompletions", "/v2/commands/command-completions"), "postV2CommandsCommand-completions", "Query completions list with filters (blocking call)."),
+  r(HttpApiEndpoint.post("eventsByContractId", "/v2/events/events-by-contract-id"), "postV2EventsEvents-by-contract-id", "Get the create and the consuming exercise event of a contract."),
+  r(HttpApiEndpoint.post("listVettedPackages", "/v2/package-vetting/list"), "postV2Package-vettingList", "Lists which participant node vetted what packages on which synchronizer."),
+  r(HttpApiEndpoint.post("updateVettedPackages", "/v2/package-vetting/update"), "postV2Package-vettingUpdate", "Update the vetted packages of this participant."),
+  r(HttpApiEndpoint.get("listVettedPackagesDeprecated", "/v2/package-vetting"), "getV2Package-vetting", "Deprecated: use POST /v2/package-vetting/list."),
+  r(HttpApiEndpoint.post("updateVettedPackagesDeprecated", "/v2/package-vetting"), "postV2Package-vetting", "Deprecated: use POST /v2/package-vetting/update."),
+  r(HttpApiEndpoint.post("activeContractsPage", "/v2/state/active-contracts-page"), "postV2StateActive-contracts-page", "Returns a page of the active contracts at an offset."),
+  r(HttpApiEndpoint.get("activeContractsPageDeprecated", "/v2/state/active-contracts-page"), "getV2StateActive-contracts-page", "Deprecated: use the POST version."),
+  r(HttpApiEndpoint.post("getUpdatesPage", "/v2/updates/get-updates-page"), "postV2UpdatesGet-updates-page", "Read a page of the ledger's filtered updates."),
+  r(
+    HttpApiEndpoint.get("preferredPackageVersion", "/v2/interactive-submission/preferred-package-version"),
+    "getV2Interactive-submissionPreferred-package-version",
+    "Deprecated: use POST /v2/interactive-submission/preferred-packages."
+  ),
+  r(HttpApiEndpoint.post("preferredPackages", "/v2/interactive-submission/preferred-packages"), "postV2Interactive-submissionPreferred-packages", "Get the preferred packages for constructing a command submission."),
+  r(HttpApiEndpoint.post("contractById", "/v2/contracts/contract-by-id"), "postV2ContractsContract-by-id", "Look up a contract by its id.")
+] as const
+
+export const ReservedLedgerGroup = (
+  RESERVED_LEDGER_ENDPOINTS as ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any>
+).reduce<HttpApiGroup.HttpApiGroup<"reserved", HttpApiEndpoint.HttpApiEndpoint.Any>>(
+  (group, endpoint) => group.add(endpoint),
+  HttpApiGroup.make("reserved") as unknown as HttpApiGroup.HttpApiGroup<"reserved", HttpApiEndpoint.HttpApiEndpoint.Any>
+).annotate(OpenApi.Title, "Not served yet (501)")
+
+export const ReservedLedgerRoutes = Layer.mergeAll(
+  Layer.empty,
+  ...RESERVED_LEDGER_ENDPOINTS.map((endpoint) => notImplemented(Surfaces.ledger, endpoint))
+)

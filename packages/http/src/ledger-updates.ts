@@ -1,0 +1,683 @@
+/**
+ * Ledger surface: the update service and the state service (`/v2/updates...`, `/v2/state/...`).
+ *
+ * - `POST /v2/updates` (and the deprecated `/v2/updates/flats`, `/v2/updates/trees`): the list
+ *   form of the stream. A bounded request (`endInclusive`) answers the range; an open-ended one
+ *   answers what exists and then waits for more until no new item arrived for
+ *   `stream_idle_timeout_ms` (default: the `listWaitMillis` setting, 500 ms as Canton's
+ *   `http-list-wait-time`). At most `limit` items (capped by the `maxListElements` setting, 200
+ *   as Canton's `http-list-max-elements-limit`); more than the setting without a `limit` is 413
+ *   JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED, as Canton answers.
+ * - `GET /v2/updates` (and flats, trees) with a websocket upgrade: the client sends one
+ *   GetUpdatesRequest; the node sends every item as its own message (`{update: ...}`, or a
+ *   JsCantonError) and keeps sending new ones until `endInclusive` is reached (then closes) or
+ *   the client closes.
+ * - lookups by id and offset (UPDATE_NOT_FOUND when absent or filtered out), the deprecated
+ *   transaction and tree lookups, the ledger end, active contracts, connected synchronizers.
+ *
+ * Rights (as Canton's UpdateServiceAuthorization): CanReadAs of every party of the filters,
+ * CanReadAsAnyParty for filtersForAnyParty (and for topology events of all parties).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
+import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
+import { Clock, Effect, Either, Fiber, Layer, Option, Queue, Schema } from "effect"
+import { AuthenticatedUser, requireParticipantAdmin, requireReadAs } from "./auth.ts"
+import { describeUnknown, InvalidRequest, LedgerApiError, toJsCantonError, type HandlerError } from "./errors.ts"
+import {
+  engineRoutes,
+  fromResolution,
+  invalidBody,
+  LedgerApiConfig,
+  offsetAfterLedgerEnd,
+  op,
+  orFail,
+  requireReadAsAnyParty,
+  updateNotFound,
+  type LedgerNode
+} from "./ledger-context.ts"
+import {
+  EventFormat,
+  GetUpdatesRequest,
+  JsGetUpdatesResponse,
+  JsGetUpdateTreesResponse,
+  JsTransaction,
+  JsTransactionTree,
+  CreatedEvent,
+  Parties,
+  readersOf,
+  renderCreated,
+  renderTransaction,
+  renderTree,
+  renderUpdate,
+  renderUpdateTree,
+  toEventFormat,
+  toTransactionFormat,
+  TransactionFilter,
+  TransactionFormat,
+  Update,
+  UpdateFormat,
+  updateFormatOfRequest,
+  toUpdateFormat
+} from "./ledger-encoding.ts"
+import type { EngineInstance } from "./node-runtime.ts"
+import { bind, Surfaces } from "./surface.ts"
+
+// =============================================================================================
+// Shapes
+// =============================================================================================
+
+const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+const PositiveIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+
+export const StreamListQuery = Schema.Struct({
+  limit: Schema.optional(NonNegativeIntFromString),
+  stream_idle_timeout_ms: Schema.optional(NonNegativeIntFromString)
+})
+
+const PositiveOffset = Schema.Int.pipe(Schema.positive())
+
+export const GetUpdateByIdRequest = Schema.Struct({ updateId: Schema.String, updateFormat: UpdateFormat }).annotations({
+  identifier: "GetUpdateByIdRequest"
+})
+export const GetUpdateByOffsetRequest = Schema.Struct({ offset: PositiveOffset, updateFormat: UpdateFormat }).annotations({
+  identifier: "GetUpdateByOffsetRequest"
+})
+export const JsGetUpdateResponse = Schema.Struct({ update: Update }).annotations({ identifier: "JsGetUpdateResponse" })
+
+export const GetTransactionByIdRequest = Schema.Struct({
+  updateId: Schema.String,
+  requestingParties: Schema.optional(Parties),
+  transactionFormat: Schema.optional(TransactionFormat)
+}).annotations({ identifier: "GetTransactionByIdRequest" })
+export const GetTransactionByOffsetRequest = Schema.Struct({
+  offset: PositiveOffset,
+  requestingParties: Schema.optional(Parties),
+  transactionFormat: Schema.optional(TransactionFormat)
+}).annotations({ identifier: "GetTransactionByOffsetRequest" })
+export const JsGetTransactionResponse = Schema.Struct({ transaction: JsTransaction }).annotations({ identifier: "JsGetTransactionResponse" })
+export const JsGetTransactionTreeResponse = Schema.Struct({ transaction: JsTransactionTree }).annotations({
+  identifier: "JsGetTransactionTreeResponse"
+})
+
+const PartiesQuery = Schema.Struct({ parties: Schema.optional(Schema.Array(Schema.String)) })
+
+export const GetLedgerEndResponse = Schema.Struct({ offset: Schema.Int }).annotations({ identifier: "GetLedgerEndResponse" })
+export const GetLatestPrunedOffsetsResponse = Schema.Struct({
+  participantPrunedUpToInclusive: Schema.Int,
+  allDivulgedContractsPrunedUpToInclusive: Schema.Int
+}).annotations({ identifier: "GetLatestPrunedOffsetsResponse" })
+
+export const GetActiveContractsRequest = Schema.Struct({
+  filter: Schema.optional(TransactionFilter),
+  verbose: Schema.optional(Schema.Boolean),
+  activeAtOffset: Schema.Int.pipe(Schema.nonNegative()),
+  eventFormat: Schema.optional(EventFormat),
+  streamContinuationToken: Schema.optional(Schema.String)
+}).annotations({ identifier: "GetActiveContractsRequest" })
+
+export const JsActiveContract = Schema.Struct({
+  createdEvent: CreatedEvent,
+  synchronizerId: Schema.String,
+  reassignmentCounter: Schema.Int
+}).annotations({ identifier: "JsActiveContract" })
+export const JsGetActiveContractsResponse = Schema.Struct({
+  workflowId: Schema.String,
+  contractEntry: Schema.Struct({ JsActiveContract }),
+  streamContinuationToken: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "JsGetActiveContractsResponse" })
+
+const ParticipantPermission = Schema.Literal(
+  "PARTICIPANT_PERMISSION_UNSPECIFIED",
+  "PARTICIPANT_PERMISSION_SUBMISSION",
+  "PARTICIPANT_PERMISSION_CONFIRMATION",
+  "PARTICIPANT_PERMISSION_OBSERVATION"
+)
+export const GetConnectedSynchronizersResponse = Schema.Struct({
+  connectedSynchronizers: Schema.Array(
+    Schema.Struct({ synchronizerAlias: Schema.String, synchronizerId: Schema.String, permission: ParticipantPermission }).annotations({
+      identifier: "ConnectedSynchronizer"
+    })
+  )
+}).annotations({ identifier: "GetConnectedSynchronizersResponse" })
+const ConnectedSynchronizersQuery = Schema.Struct({
+  party: Schema.optional(Schema.String),
+  participantId: Schema.optional(Schema.String),
+  identityProviderId: Schema.optional(Schema.String)
+})
+
+// =============================================================================================
+// Endpoints
+// =============================================================================================
+
+const LIST_NOTICE =
+  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); an open-ended request waits up to stream_idle_timeout_ms (default 500) for more."
+
+export const GetUpdates = op(
+  HttpApiEndpoint.post("getUpdates", "/v2/updates")
+    .setUrlParams(StreamListQuery)
+    .setPayload(GetUpdatesRequest)
+    .addSuccess(Schema.Array(JsGetUpdatesResponse)),
+  "postV2Updates",
+  "Read the ledger's filtered update stream for the specified contents and filters. ACS delta: a requesting party must be a stakeholder of an event; ledger effects: a witness." +
+    LIST_NOTICE
+)
+export const GetUpdatesFlat = op(
+  HttpApiEndpoint.post("getUpdatesFlat", "/v2/updates/flats")
+    .setUrlParams(StreamListQuery)
+    .setPayload(GetUpdatesRequest)
+    .addSuccess(Schema.Array(JsGetUpdatesResponse)),
+  "postV2UpdatesFlats",
+  "Query flat transactions update list (blocking call). Deprecated: use /v2/updates." + LIST_NOTICE
+)
+export const GetUpdatesTree = op(
+  HttpApiEndpoint.post("getUpdatesTree", "/v2/updates/trees")
+    .setUrlParams(StreamListQuery)
+    .setPayload(GetUpdatesRequest)
+    .addSuccess(Schema.Array(JsGetUpdateTreesResponse)),
+  "postV2UpdatesTrees",
+  "Query update transactions tree list (blocking call). Deprecated: use /v2/updates." + LIST_NOTICE
+)
+/** The websocket forms (documented by the asyncapi file, not in the OpenAPI document). */
+export const SubscribeUpdates = HttpApiEndpoint.get("subscribeUpdates", "/v2/updates")
+export const SubscribeUpdatesFlat = HttpApiEndpoint.get("subscribeUpdatesFlat", "/v2/updates/flats")
+export const SubscribeUpdatesTree = HttpApiEndpoint.get("subscribeUpdatesTree", "/v2/updates/trees")
+
+export const GetUpdateById = op(
+  HttpApiEndpoint.post("getUpdateById", "/v2/updates/update-by-id").setPayload(GetUpdateByIdRequest).addSuccess(JsGetUpdateResponse),
+  "postV2UpdatesUpdate-by-id",
+  "Lookup an update by its ID. If there is no update with this ID, or all the events are filtered, an UPDATE_NOT_FOUND error will be raised."
+)
+export const GetUpdateByOffset = op(
+  HttpApiEndpoint.post("getUpdateByOffset", "/v2/updates/update-by-offset")
+    .setPayload(GetUpdateByOffsetRequest)
+    .addSuccess(JsGetUpdateResponse),
+  "postV2UpdatesUpdate-by-offset",
+  "Lookup an update by its offset. If there is no update with this offset, or all the events are filtered, an UPDATE_NOT_FOUND error will be raised."
+)
+export const GetTransactionById = op(
+  HttpApiEndpoint.post("getTransactionById", "/v2/updates/transaction-by-id")
+    .setPayload(GetTransactionByIdRequest)
+    .addSuccess(JsGetTransactionResponse),
+  "postV2UpdatesTransaction-by-id",
+  "Get transaction by id. Deprecated: use /v2/updates/update-by-id."
+)
+export const GetTransactionByOffset = op(
+  HttpApiEndpoint.post("getTransactionByOffset", "/v2/updates/transaction-by-offset")
+    .setPayload(GetTransactionByOffsetRequest)
+    .addSuccess(JsGetTransactionResponse),
+  "postV2UpdatesTransaction-by-offset",
+  "Get transaction by offset. Deprecated: use /v2/updates/update-by-offset."
+)
+export const GetTransactionTreeById = op(
+  HttpApiEndpoint.get("getTransactionTreeById", "/v2/updates/transaction-tree-by-id/:updateId")
+    .setPath(Schema.Struct({ updateId: Schema.String }))
+    .setUrlParams(PartiesQuery)
+    .addSuccess(JsGetTransactionTreeResponse),
+  "getV2UpdatesTransaction-tree-by-idUpdate-id",
+  "Get transaction tree by id. Deprecated: use /v2/updates/update-by-id."
+)
+export const GetTransactionTreeByOffset = op(
+  HttpApiEndpoint.get("getTransactionTreeByOffset", "/v2/updates/transaction-tree-by-offset/:offset")
+    .setPath(Schema.Struct({ offset: PositiveIntFromString }))
+    .setUrlParams(PartiesQuery)
+    .addSuccess(JsGetTransactionTreeResponse),
+  "getV2UpdatesTransaction-tree-by-offsetOffset",
+  "Get transaction tree by offset. Deprecated: use /v2/updates/update-by-offset."
+)
+
+export const GetLedgerEnd = op(
+  HttpApiEndpoint.get("getLedgerEnd", "/v2/state/ledger-end").addSuccess(GetLedgerEndResponse),
+  "getV2StateLedger-end",
+  "Get the current ledger end. Subscriptions started with the returned offset will serve events after this RPC was called."
+)
+export const GetLatestPrunedOffsets = op(
+  HttpApiEndpoint.get("getLatestPrunedOffsets", "/v2/state/latest-pruned-offsets").addSuccess(GetLatestPrunedOffsetsResponse),
+  "getV2StateLatest-pruned-offsets",
+  "Get the latest successfully pruned ledger offsets (Sandnet never prunes: 0)."
+)
+export const GetActiveContracts = op(
+  HttpApiEndpoint.post("getActiveContracts", "/v2/state/active-contracts")
+    .setUrlParams(StreamListQuery)
+    .setPayload(GetActiveContractsRequest)
+    .addSuccess(Schema.Array(JsGetActiveContractsResponse)),
+  "postV2StateActive-contracts",
+  "Query active contracts list (blocking call): the active contracts at activeAtOffset (0: none)." + LIST_NOTICE
+)
+export const GetConnectedSynchronizers = op(
+  HttpApiEndpoint.get("getConnectedSynchronizers", "/v2/state/connected-synchronizers")
+    .setUrlParams(ConnectedSynchronizersQuery)
+    .addSuccess(GetConnectedSynchronizersResponse),
+  "getV2StateConnected-synchronizers",
+  "Get the list of connected synchronizers at the time of the query."
+)
+
+export const UpdatesGroup = HttpApiGroup.make("updates")
+  .add(GetUpdates)
+  .add(GetUpdatesFlat)
+  .add(GetUpdatesTree)
+  .add(GetTransactionTreeByOffset)
+  .add(GetTransactionByOffset)
+  .add(GetUpdateByOffset)
+  .add(GetTransactionById)
+  .add(GetUpdateById)
+  .add(GetTransactionTreeById)
+  .annotate(OpenApi.Title, "Update Service")
+
+export const StateGroup = HttpApiGroup.make("state")
+  .add(GetActiveContracts)
+  .add(GetConnectedSynchronizers)
+  .add(GetLedgerEnd)
+  .add(GetLatestPrunedOffsets)
+  .annotate(OpenApi.Title, "State Service")
+
+// =============================================================================================
+// Shared
+// =============================================================================================
+
+type StreamMode = "updates" | "flats" | "trees"
+
+/** Rights for reading with an update format. */
+const requireReaders = (format: LedgerApi.UpdateFormat) =>
+  Effect.gen(function* () {
+    const readers = readersOf(format)
+    for (const party of readers.parties) yield* requireReadAs(party)
+    if (readers.anyParty) yield* requireReadAsAnyParty
+  })
+
+const requireEventFormatReaders = (format: LedgerApi.EventFormat) =>
+  requireReaders({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
+
+/** Reads the engine under its lock (everything due is delivered first). */
+const read = <A, E>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, E>) =>
+  Effect.flatMap(
+    node.runtime.run((engine) => Effect.sync(() => f(engine, node.participantOf(engine)))),
+    (either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))
+  )
+
+interface StreamSetup {
+  readonly engine: EngineInstance
+  readonly participant: ParticipantNode
+  readonly format: LedgerApi.ResolvedUpdateFormat
+  readonly first: LedgerApi.UpdatesPage
+}
+
+const setupStream = (node: LedgerNode, request: GetUpdatesRequest, mode: StreamMode, maxItems: number) =>
+  Effect.gen(function* () {
+    if (request.descendingOrder === true && request.endInclusive === undefined) {
+      return yield* Effect.fail(invalidBody("descendingOrder", "requires endInclusive"))
+    }
+    if (request.endInclusive !== undefined && request.endInclusive < request.beginExclusive) {
+      return yield* Effect.fail(
+        invalidBody("endInclusive", `(${request.endInclusive}) must not be before beginExclusive (${request.beginExclusive})`)
+      )
+    }
+    const format = yield* orFail(updateFormatOfRequest(request, { trees: mode === "trees" }), (e) => e)
+    yield* requireReaders(format)
+    return yield* read(node, (engine, participant): Either.Either<StreamSetup, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* Either.mapLeft(
+          LedgerApi.resolveUpdateFormat(LedgerApi.knownPackages(engine.network), format, request.updateFormat === undefined ? "filter" : "updateFormat", {
+            trees: mode === "trees"
+          }),
+          fromResolution
+        )
+        const offsets = LedgerApi.checkOffsets(participant.logic, request.beginExclusive, request.endInclusive)
+        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
+        const first = LedgerApi.readUpdates(participant.logic, {
+          beginExclusive: request.beginExclusive,
+          endInclusive: request.endInclusive,
+          descending: request.descendingOrder ?? false,
+          maxItems,
+          format: resolved
+        })
+        return { engine, participant, format: resolved, first }
+      })
+    )
+  })
+
+const renderFlat = (item: LedgerApi.StreamItem): typeof JsGetUpdatesResponse.Type => ({ update: renderUpdate(item) })
+const renderTreeItem = (item: LedgerApi.StreamItem): typeof JsGetUpdateTreesResponse.Type => ({ update: renderUpdateTree(item) })
+const renderItem = (mode: StreamMode) => (mode === "trees" ? renderTreeItem : renderFlat)
+
+const tooManyElements = (count: number, limit: number) =>
+  new LedgerApiError({
+    code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED",
+    category: "ContentionOnSharedResources",
+    cause: `The number of matching elements (${count}) is greater than the node limit (${limit}).`,
+    status: 413
+  })
+
+/** The list form of the update stream (POST /v2/updates, flats, trees). */
+const listUpdates = <A>(
+  node: LedgerNode,
+  request: GetUpdatesRequest,
+  query: typeof StreamListQuery.Type,
+  mode: StreamMode,
+  render: (item: LedgerApi.StreamItem) => A
+) =>
+  Effect.gen(function* () {
+    const settings = yield* LedgerApiConfig
+    const cap = settings.maxListElements + 1
+    const elementsLimit = Math.min(query.limit ?? cap, cap)
+    const setup = yield* setupStream(node, request, mode, elementsLimit)
+    const items: Array<LedgerApi.StreamItem> = [...setup.first.items]
+    if (request.endInclusive === undefined && !setup.first.truncated && items.length < elementsLimit) {
+      const wait = query.stream_idle_timeout_ms ?? settings.listWaitMillis
+      let scannedTo = setup.first.scannedTo
+      let idleSince = yield* Clock.currentTimeMillis
+      while (items.length < elementsLimit) {
+        const now = yield* Clock.currentTimeMillis
+        if (now - idleSince >= wait) break
+        yield* Effect.sleep(Math.max(1, Math.min(settings.pollMillis, wait - (now - idleSince))))
+        if ((yield* node.runtime.engine) !== setup.engine) break
+        const logic = setup.participant.logic
+        if (logic.ledgerEnd <= scannedTo) continue
+        const more = LedgerApi.readUpdates(logic, {
+          beginExclusive: scannedTo,
+          descending: false,
+          maxItems: elementsLimit - items.length,
+          format: setup.format
+        })
+        scannedTo = more.scannedTo
+        if (more.items.length > 0) {
+          items.push(...more.items)
+          idleSince = yield* Clock.currentTimeMillis
+        }
+      }
+    }
+    if (items.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(items.length, settings.maxListElements))
+    return items.map(render)
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Websocket
+// ---------------------------------------------------------------------------------------------
+
+const errorMessage = (error: unknown): string => {
+  const described = describeUnknown(error)
+  const answer = described.ledger
+  const standard =
+    answer._tag === "InvalidValue"
+      ? {
+          _tag: "Standard" as const,
+          code: "INVALID_ARGUMENT",
+          category: { name: "InvalidIndependentOfSystemState", id: 8, grpc: 3 },
+          cause: answer.text
+        }
+      : answer
+  return JSON.stringify(toJsCantonError(standard))
+}
+
+const decodeStreamRequest = (text: string): Either.Either<GetUpdatesRequest, InvalidRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
+  }
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(GetUpdatesRequest, { errors: "all", onExcessProperty: "ignore" })(json),
+    (error) => new InvalidRequest({ location: "body", detail: error.message })
+  )
+}
+
+/** A websocket subscription: one request message in, the stream's items out. */
+const subscribe = (node: LedgerNode, mode: StreamMode) =>
+  Effect.gen(function* () {
+    const http = yield* HttpServerRequest.HttpServerRequest
+    if ((http.headers["upgrade"] ?? "").toLowerCase() !== "websocket") {
+      return yield* Effect.fail(
+        new InvalidRequest({ location: "header", parameter: "Upgrade", detail: `GET ${http.url} is a websocket; use POST for the list form` })
+      )
+    }
+    const socket = yield* Effect.mapError(
+      http.upgrade,
+      (error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message })
+    )
+    const settings = yield* LedgerApiConfig
+    const access = yield* AuthenticatedUser
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const write = yield* socket.writer
+        const inbox = yield* Queue.unbounded<string>()
+        const decoder = new TextDecoder()
+        const reader = yield* Effect.fork(socket.runRaw((data) => Queue.offer(inbox, typeof data === "string" ? data : decoder.decode(data))))
+        const closed = () => Effect.map(Fiber.poll(reader), Option.isSome)
+        const first = yield* Effect.raceFirst(Effect.map(Queue.take(inbox), Option.some), Effect.as(Fiber.await(reader), Option.none<string>()))
+        if (Option.isNone(first)) return
+        const send = (text: string) => Effect.catchAll(write(text), () => Effect.void)
+        const close = Effect.catchAll(write(new Socket.CloseEvent(1000, "")), () => Effect.void)
+        const started = yield* Effect.either(
+          Effect.gen(function* () {
+            const request = yield* orFail(decodeStreamRequest(first.value), (e) => e)
+            const setup = yield* setupStream(node, request, mode, Number.MAX_SAFE_INTEGER)
+            return { request, setup }
+          }).pipe(Effect.provideService(AuthenticatedUser, access))
+        )
+        if (Either.isLeft(started)) {
+          yield* send(errorMessage(started.left))
+          return yield* close
+        }
+        const { request, setup } = started.right
+        const render = renderItem(mode)
+        for (const item of setup.first.items) yield* send(JSON.stringify(render(item)))
+        let scannedTo = setup.first.scannedTo
+        const end = request.endInclusive
+        while (end === undefined || scannedTo < end) {
+          if (request.descendingOrder === true) break
+          yield* Effect.sleep(settings.pollMillis)
+          if (yield* closed()) return
+          if ((yield* node.runtime.engine) !== setup.engine) break
+          const logic = setup.participant.logic
+          if (logic.ledgerEnd <= scannedTo) continue
+          const more = LedgerApi.readUpdates(logic, {
+            beginExclusive: scannedTo,
+            endInclusive: end,
+            descending: false,
+            maxItems: Number.MAX_SAFE_INTEGER,
+            format: setup.format
+          })
+          scannedTo = more.scannedTo
+          for (const item of more.items) yield* send(JSON.stringify(render(item)))
+        }
+        yield* close
+        yield* Fiber.interrupt(reader)
+      })
+    )
+  })
+
+// =============================================================================================
+// Lookups
+// =============================================================================================
+
+const resolveFormat = (engine: EngineInstance, format: LedgerApi.UpdateFormat, field: string) =>
+  Either.mapLeft(LedgerApi.resolveUpdateFormat(LedgerApi.knownPackages(engine.network), format, field), fromResolution)
+
+const lookupUpdate = (node: LedgerNode, by: { readonly updateId: string } | { readonly offset: number }, json: typeof UpdateFormat.Type) =>
+  Effect.gen(function* () {
+    const format = yield* orFail(toUpdateFormat(json, "updateFormat"), (e) => e)
+    yield* requireReaders(format)
+    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* resolveFormat(engine, format, "updateFormat")
+        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
+        return yield* Either.mapLeft(found, updateNotFound)
+      })
+    )
+    return { update: renderUpdate(view) }
+  })
+
+/** The format of the deprecated transaction lookups: requestingParties (wildcards) or transactionFormat, not both. */
+const legacyTransactionFormat = (request: {
+  readonly requestingParties?: ReadonlyArray<string> | undefined
+  readonly transactionFormat?: typeof TransactionFormat.Type | undefined
+}): Either.Either<LedgerApi.TransactionFormat, InvalidRequest> => {
+  const parties = request.requestingParties ?? []
+  if (parties.length > 0) {
+    if (request.transactionFormat !== undefined) return Either.left(invalidBody("requestingParties", "must be unset when transactionFormat is set"))
+    return Either.map(
+      toEventFormat({ filtersByParty: Object.fromEntries(parties.map((p) => [p, {}])) }, false, "requestingParties"),
+      (eventFormat) => ({ eventFormat, shape: "ACS_DELTA" as const })
+    )
+  }
+  if (request.transactionFormat === undefined) return Either.left(invalidBody("transactionFormat", "is missing (or the deprecated requestingParties)"))
+  return toTransactionFormat(request.transactionFormat, "transactionFormat")
+}
+
+const lookupTransaction = (
+  node: LedgerNode,
+  by: { readonly updateId: string } | { readonly offset: number },
+  request: Parameters<typeof legacyTransactionFormat>[0]
+) =>
+  Effect.gen(function* () {
+    const transactions = yield* orFail(legacyTransactionFormat(request), (e) => e)
+    const format: LedgerApi.UpdateFormat = { transactions, reassignments: undefined, topologyParties: undefined }
+    yield* requireReaders(format)
+    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* resolveFormat(engine, format, "transactionFormat")
+        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
+        return yield* Either.mapLeft(found, updateNotFound)
+      })
+    )
+    if (view.kind !== "transaction") {
+      return yield* Effect.fail(updateNotFound(new LedgerApi.UpdateNotFound("updateId" in by ? { updateId: by.updateId } : { offset: by.offset })))
+    }
+    return { transaction: renderTransaction(view) }
+  })
+
+const lookupTree = (node: LedgerNode, by: { readonly updateId: string } | { readonly offset: number }, parties: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const eventFormat: LedgerApi.EventFormat =
+      parties.length === 0
+        ? { filtersByParty: [], filtersForAnyParty: { cumulative: [] }, verbose: false }
+        : { filtersByParty: [...new Set(parties)].sort().map((p) => [p, { cumulative: [] }] as const), filtersForAnyParty: undefined, verbose: false }
+    const format: LedgerApi.UpdateFormat = { transactions: { eventFormat, shape: "LEDGER_EFFECTS" }, reassignments: undefined, topologyParties: undefined }
+    yield* requireReaders(format)
+    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* Either.mapLeft(
+          LedgerApi.resolveUpdateFormat(LedgerApi.knownPackages(engine.network), format, "parties", { trees: true }),
+          fromResolution
+        )
+        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
+        return yield* Either.mapLeft(found, updateNotFound)
+      })
+    )
+    if (view.kind !== "transaction") {
+      return yield* Effect.fail(updateNotFound(new LedgerApi.UpdateNotFound("updateId" in by ? { updateId: by.updateId } : { offset: by.offset })))
+    }
+    return { transaction: renderTree(view) }
+  })
+
+// =============================================================================================
+// Routes
+// =============================================================================================
+
+const ledger = Surfaces.ledger
+
+const PERMISSIONS = {
+  Submission: "PARTICIPANT_PERMISSION_SUBMISSION",
+  Confirmation: "PARTICIPANT_PERMISSION_CONFIRMATION",
+  Observation: "PARTICIPANT_PERMISSION_OBSERVATION"
+} as const
+
+export const UPDATE_ENDPOINTS = [
+  GetUpdates,
+  GetUpdatesFlat,
+  GetUpdatesTree,
+  SubscribeUpdates,
+  SubscribeUpdatesFlat,
+  SubscribeUpdatesTree,
+  GetUpdateById,
+  GetUpdateByOffset,
+  GetTransactionById,
+  GetTransactionByOffset,
+  GetTransactionTreeById,
+  GetTransactionTreeByOffset,
+  GetLedgerEnd,
+  GetLatestPrunedOffsets,
+  GetActiveContracts,
+  GetConnectedSynchronizers
+] as const
+
+export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
+  Layer.mergeAll(
+    bind(ledger, GetUpdates, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "updates", renderFlat)),
+    bind(ledger, GetUpdatesFlat, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "flats", renderFlat)),
+    bind(ledger, GetUpdatesTree, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "trees", renderTreeItem)),
+    bind(ledger, SubscribeUpdates, () => subscribe(node, "updates")),
+    bind(ledger, SubscribeUpdatesFlat, () => subscribe(node, "flats")),
+    bind(ledger, SubscribeUpdatesTree, () => subscribe(node, "trees")),
+    bind(ledger, GetUpdateById, ({ payload }) => lookupUpdate(node, { updateId: payload.updateId }, payload.updateFormat)),
+    bind(ledger, GetUpdateByOffset, ({ payload }) => lookupUpdate(node, { offset: payload.offset }, payload.updateFormat)),
+    bind(ledger, GetTransactionById, ({ payload }) => lookupTransaction(node, { updateId: payload.updateId }, payload)),
+    bind(ledger, GetTransactionByOffset, ({ payload }) => lookupTransaction(node, { offset: payload.offset }, payload)),
+    bind(ledger, GetTransactionTreeById, ({ path, urlParams }) => lookupTree(node, { updateId: path.updateId }, urlParams.parties ?? [])),
+    bind(ledger, GetTransactionTreeByOffset, ({ path, urlParams }) => lookupTree(node, { offset: path.offset }, urlParams.parties ?? [])),
+    bind(ledger, GetLedgerEnd, () =>
+      Effect.map(
+        node.runtime.run((engine) => Effect.sync(() => node.participantOf(engine).logic.ledgerEnd)),
+        (offset) => ({ offset })
+      )
+    ),
+    bind(ledger, GetLatestPrunedOffsets, () =>
+      Effect.succeed({ participantPrunedUpToInclusive: 0, allDivulgedContractsPrunedUpToInclusive: 0 })
+    ),
+    bind(ledger, GetActiveContracts, ({ payload, urlParams }) =>
+      Effect.gen(function* () {
+        const settings = yield* LedgerApiConfig
+        if (payload.eventFormat !== undefined && (payload.filter !== undefined || payload.verbose !== undefined)) {
+          return yield* Effect.fail(invalidBody("filter", "must be unset when eventFormat is set"))
+        }
+        const json = payload.eventFormat ?? payload.filter
+        if (json === undefined) return yield* Effect.fail(invalidBody("eventFormat", "is missing (or the deprecated filter)"))
+        const field = payload.eventFormat !== undefined ? "eventFormat" : "filter"
+        const format = yield* orFail(toEventFormat(json, payload.eventFormat?.verbose ?? payload.verbose ?? false, field), (e) => e)
+        yield* requireEventFormatReaders(format)
+        const cap = settings.maxListElements + 1
+        const elementsLimit = Math.min(urlParams.limit ?? cap, cap)
+        const contracts = yield* read(node, (engine, participant): Either.Either<ReadonlyArray<LedgerApi.ActiveContractView>, HandlerError> =>
+          Either.gen(function* () {
+            const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, field), fromResolution)
+            const offsets = LedgerApi.checkOffsets(participant.logic, payload.activeAtOffset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
+            if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
+            return LedgerApi.activeContractsAt(participant.logic, payload.activeAtOffset, resolved).slice(0, elementsLimit)
+          })
+        )
+        if (contracts.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(contracts.length, settings.maxListElements))
+        return contracts.map((c) => ({
+          workflowId: c.workflowId,
+          contractEntry: {
+            JsActiveContract: { createdEvent: renderCreated(c.created), synchronizerId: c.synchronizerId, reassignmentCounter: c.reassignmentCounter }
+          },
+          streamContinuationToken: null
+        }))
+      })
+    ),
+    bind(ledger, GetConnectedSynchronizers, ({ urlParams }) =>
+      Effect.gen(function* () {
+        const party = urlParams.party !== undefined && urlParams.party !== "" ? urlParams.party : undefined
+        if (party !== undefined) yield* requireReadAs(party)
+        else yield* requireParticipantAdmin
+        return yield* node.runtime.run((engine) =>
+          Effect.sync(() => {
+            const logic = node.participantOf(engine).logic
+            const permission = party === undefined ? "Submission" : logic.topology.permissionOf(logic.uid, party)
+            return {
+              connectedSynchronizers:
+                permission === undefined
+                  ? []
+                  : logic.topology.synchronizers().map((s) => ({
+                      synchronizerAlias: s.name,
+                      synchronizerId: s.synchronizerId,
+                      permission: PERMISSIONS[permission]
+                    }))
+            }
+          })
+        )
+      })
+    )
+  )
+)
+

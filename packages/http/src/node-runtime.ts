@@ -1,0 +1,374 @@
+/**
+ * The node's engine runtime: the deterministic engine driven by the live clock. It owns one coin
+ * network (super validators, validators, synchronizers on a zero-delay in-process network), a
+ * ticker that delivers what falls due (mediator deadlines, automations, rounds) and a lock so that
+ * every engine operation (an HTTP command, a tick) runs alone and runs to completion.
+ *
+ * Time: the engine reads a ManualClock that the runtime sets to the live time plus the developer's
+ * time offset (`advanceTime` moves the offset forward so offers expire and rounds turn without
+ * waiting). It never goes backwards, across restarts included (the offset and the last engine
+ * time are stored).
+ *
+ * Storage (optional, `storage`): every journal event the engine produces during an operation is
+ * collected, and when the operation (and everything it set in motion) is done, the whole batch is
+ * enqueued for commit while the lock is still held, so batches are committed in the order of the
+ * changes; the caller then waits for the commit after releasing the lock (batches of concurrent
+ * requests go into one commit). A failed commit fails the request; the next operation first
+ * rebuilds the engine from what the store holds. On start, stored journals are replayed into a
+ * fresh engine instead of running genesis (see persistence.ts).
+ */
+import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
+import { invariant, micros, type Micros } from "@sandnet/core"
+import {
+  EventQueueNetwork,
+  ManualClock,
+  Network,
+  Topology,
+  TopologyState,
+  buildCoinNetwork,
+  defaultCoinNetworkConfig,
+  dsoReference,
+  makeDriver,
+  makeWallet,
+  makeWalletApi,
+  startDsoAutomation,
+  submitGenesis,
+  type CoinNetwork,
+  type CoinNetworkConfig,
+  type Driver,
+  type DsoAutomation,
+  type WalletApi,
+  type WalletConfig,
+  type WalletEvent
+} from "@sandnet/engine"
+import {
+  attachSinks,
+  collectChanges,
+  derivedIndexes,
+  DERIVED_KEY,
+  type CaptureState,
+  type JournalCommitFailed,
+  JournalReplayFailed,
+  readSequencerSnapshots,
+  replayJournals,
+  type StoredJournals,
+  Streams,
+  walletSinkOf,
+  isEngineStream
+} from "./persistence.ts"
+import { awaitCommit, NodeStorage, type NodeStorageService } from "./node-storage.ts"
+import type { JournalEntry } from "@sandnet/store"
+
+export interface NodeRuntimeOptions {
+  readonly network?: Partial<CoinNetworkConfig>
+  /** How often due timers are delivered (the engine's own events need no faster ticking). */
+  readonly tickIntervalMillis?: number
+  /** Tests pin time: the clock then moves only through `advanceTime`. */
+  readonly clock?: { readonly _tag: "live" } | { readonly _tag: "manual"; readonly start: Micros }
+  /**
+   * Durable storage: journals go to it, and a node whose store holds journals resumes from them
+   * (its stored network config wins over `network`). Without it nothing is persisted.
+   */
+  readonly storage?: NodeStorageService | undefined
+  /** Run a wallet per validator (its journal is persisted with the rest). Default false. */
+  readonly wallets?: boolean
+  /** Run the automations (DSO rounds, wallets' automations). Default false. */
+  readonly automation?: boolean
+  /** The wallets' configuration (docs/wallet-config.md); default `defaultWalletConfig`. */
+  readonly walletConfig?: WalletConfig | undefined
+}
+
+/** One engine instance; `reset` replaces it with a fresh one. */
+export interface EngineInstance {
+  readonly network: CoinNetwork
+  readonly driver: Driver
+  readonly clock: ManualClock
+  readonly queue: EventQueueNetwork
+  readonly topology: TopologyState
+  readonly provide: <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+  /** The validators' wallets, in validator order (empty unless the runtime runs wallets). */
+  readonly wallets: ReadonlyArray<WalletApi>
+  readonly dsoAutomations: ReadonlyArray<DsoAutomation>
+}
+
+export interface NodeRuntimeService {
+  /** The current engine instance (valid until the next reset). */
+  readonly engine: Effect.Effect<EngineInstance>
+  /**
+   * Runs an engine operation alone, on the engine's clock and services, then delivers everything
+   * that became due (with the zero-delay network, a submission is decided before this returns).
+   * With storage, it returns once what the operation changed is committed.
+   */
+  readonly run: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+  /** The engine's current time (live time plus the developer's offset). */
+  readonly now: Effect.Effect<Micros>
+  /** Moves ledger time forward and delivers everything that falls due. */
+  readonly advanceTime: (by: Micros) => Effect.Effect<Micros>
+  /** Throws the whole network away and starts a fresh one (genesis included); with storage, its journals go too. */
+  readonly reset: Effect.Effect<void>
+  /** The storage, when the node has one. */
+  readonly storage: Option.Option<NodeStorageService>
+  /**
+   * Replaces the network by one rebuilt from `entries` (journal entries of the engine streams, as
+   * a snapshot holds them): the store's engine streams are replaced, then replayed.
+   */
+  readonly restore: (entries: ReadonlyArray<JournalEntry>, snapshots: ReadonlyArray<{ readonly stream: string; readonly key: string; readonly body: unknown }>) => Effect.Effect<void, JournalReplayFailed>
+  /**
+   * Waits until everything journaled so far is committed (e.g. before a snapshot); returns the
+   * ordinal of the last engine journal entry it covers (0 without storage).
+   */
+  readonly flush: Effect.Effect<number>
+}
+
+export class NodeRuntime extends Context.Tag("@sandnet/http/NodeRuntime")<NodeRuntime, NodeRuntimeService>() {}
+
+const liveMicros: Effect.Effect<Micros> = Effect.map(Clock.currentTimeNanos, micros.fromNanos)
+
+type EngineSource = { readonly _tag: "Genesis" } | { readonly _tag: "Replay"; readonly journals: StoredJournals }
+
+interface Built {
+  readonly engine: EngineInstance
+  readonly capture: CaptureState | undefined
+}
+
+/** Write derived indexes every this many batches (and at shutdown). */
+const DERIVED_EVERY = 256
+
+export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect<NodeRuntimeService, JournalReplayFailed, import("effect/Scope").Scope> =>
+  Effect.gen(function* () {
+    const storage = options.storage
+    const initial = storage?.initial
+    const stored = initial !== undefined && initial.entries.length > 0
+    const config: CoinNetworkConfig = (stored ? initial.config : undefined) ?? { ...defaultCoinNetworkConfig, ...options.network }
+    const clockMode = options.clock ?? { _tag: "live" as const }
+    const offset = yield* Ref.make(initial?.clock?.offset ?? 0)
+    const lock = yield* Effect.makeSemaphore(1)
+    const captures = new WeakMap<EngineInstance, CaptureState>()
+    let batches = 0
+
+    const engineTime = (engine: EngineInstance | undefined): Effect.Effect<Micros> =>
+      Effect.map(
+        clockMode._tag === "manual" ? Effect.map(Ref.get(offset), (o) => clockMode.start + o) : Effect.map(Effect.zip(liveMicros, Ref.get(offset)), ([live, o]) => live + o),
+        (t) => Math.max(t, engine?.clock.now ?? 0, initial?.clock?.now ?? 0)
+      )
+
+    /** Brings the engine up to now: delivers every due message and timer. */
+    const catchUp = (engine: EngineInstance): Effect.Effect<void> => Effect.flatMap(engineTime(engine), (t) => Effect.asVoid(engine.driver.runUntil(t)))
+
+    const createEngine = (start: Micros, source: EngineSource): Effect.Effect<Built, JournalReplayFailed> =>
+      Effect.gen(function* () {
+        const clock = new ManualClock(start)
+        const queue = new EventQueueNetwork(() => clock.now)
+        const topology = new TopologyState()
+        const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
+        const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, layer), clock)
+        const network = yield* provide(buildCoinNetwork(config))
+        const driver = makeDriver(queue, clock)
+        let capture: CaptureState | undefined
+        let walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>> = new Map()
+        if (source._tag === "Genesis") {
+          // genesis is journaled like everything after it
+          if (storage !== undefined) capture = attachSinks(network, storage.engine)
+          yield* Effect.orDie(provide(submitGenesis(network)))
+          yield* driver.runUntil(clock.now)
+        } else {
+          const sequencers = storage === undefined ? new Map() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
+          const replayed = replayJournals(network, source.journals.entries, sequencers, clock.now)
+          if (Either.isLeft(replayed)) return yield* replayed.left
+          walletJournals = replayed.right.wallets
+          // what replay restored is stored already: follow the state from here
+          if (storage !== undefined) {
+            capture = attachSinks(network, storage.engine)
+            capture.clock = source.journals.clock
+          }
+          yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
+        }
+        invariant(dsoReference(network, clock.now) !== undefined, "the genesis transaction must be committed at start")
+        const wallets: Array<WalletApi> = []
+        let instance: EngineInstance | undefined
+        const settle = Effect.suspend(() => (instance === undefined ? Effect.void : catchUp(instance)))
+        if (options.wallets === true) {
+          for (const v of network.validators) {
+            const { node, automation } = yield* provide(makeWallet(network, v, {
+              journal: walletJournals.get(v.name) ?? [],
+              automation: options.automation === true,
+              ...(options.walletConfig === undefined ? {} : { config: options.walletConfig })
+            }))
+            if (storage !== undefined) node.journalSink = walletSinkOf(storage.engine, v.name)
+            wallets.push(makeWalletApi(node, settle, automation))
+          }
+        }
+        const dsoAutomations = options.automation === true ? yield* provide(startDsoAutomation(network)) : []
+        instance = { network, driver, clock, queue, topology, provide, wallets, dsoAutomations }
+        if (capture !== undefined) captures.set(instance, capture)
+        return { engine: instance, capture }
+      })
+
+    /** The last batch enqueued: an operation that changed nothing still waits for it (it may have read its effects). */
+    let lastCommit: Deferred.Deferred<void, JournalCommitFailed> | undefined
+
+    /**
+     * Under the lock: journals what the last operation changed and enqueues it; returns what to
+     * await. An operation that changed nothing (a read) awaits the last batch instead, so that no
+     * answer shows state that a crash could still take back.
+     */
+    const commitPoint = (engine: EngineInstance): Effect.Effect<Deferred.Deferred<void, JournalCommitFailed> | undefined> =>
+      Effect.gen(function* () {
+        if (storage === undefined) return undefined
+        const capture = captures.get(engine)
+        if (capture === undefined) return undefined
+        collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
+        if (!storage.engine.pending) return lastCommit
+        if (++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+        lastCommit = storage.committer.enqueue(storage.engine.drain())
+        return lastCommit
+      })
+
+    const startTime = yield* engineTime(undefined)
+    const first = yield* createEngine(startTime, stored ? { _tag: "Replay", journals: initial } : { _tag: "Genesis" })
+    const current = yield* Ref.make(first.engine)
+    if (storage !== undefined && !stored) storage.engine.put(Streams.runtime, "config", config)
+    yield* awaitCommit(yield* lock.withPermits(1)(commitPoint(first.engine)))
+
+    /** After a failed commit the engine is ahead of the store: rebuild it from the store. */
+    const heal: Effect.Effect<void> =
+      storage === undefined
+        ? Effect.void
+        : Effect.gen(function* () {
+            if (!(yield* storage.committer.failed)) return
+            const journals = yield* Effect.orDie(storage.reload)
+            lastCommit = undefined
+            const engine = yield* Ref.get(current)
+            const rebuilt = yield* Effect.orDie(
+              createEngine(yield* engineTime(engine), journals.entries.length > 0 ? { _tag: "Replay", journals } : { _tag: "Genesis" })
+            )
+            yield* Ref.set(current, rebuilt.engine)
+            yield* Effect.logWarning(`the journal write failed; the engine was rebuilt from the store (${journals.entries.length} entries)`)
+          })
+
+    const locked = <A, E>(body: (engine: EngineInstance) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
+      Effect.flatMap(
+        lock.withPermits(1)(
+          Effect.uninterruptibleMask((restore) =>
+            Effect.gen(function* () {
+              yield* heal
+              const engine = yield* Ref.get(current)
+              const exit = yield* Effect.exit(restore(body(engine)))
+              const done = yield* commitPoint(yield* Ref.get(current))
+              return [exit, done] as const
+            })
+          )
+        ),
+        ([exit, done]) => Effect.zipRight(awaitCommit(done), exit)
+      )
+
+    const run = <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>): Effect.Effect<A, E> =>
+      locked((engine) =>
+        Effect.gen(function* () {
+          yield* catchUp(engine)
+          const exit = yield* Effect.exit(engine.provide(operation(engine)))
+          // Deliver what the operation set in motion, whether it succeeded or not.
+          yield* catchUp(engine)
+          return yield* exit
+        })
+      )
+
+    // A tick never stops the ticker: while the store is down (a commit failed and the engine
+    // cannot be rebuilt from the store yet) it says so once and tries again on the next tick.
+    let tickFailing = false
+    const ticker = locked(catchUp).pipe(
+      Effect.tap(() => Effect.sync(() => void (tickFailing = false))),
+      Effect.catchAllCause((cause) =>
+        tickFailing ? Effect.void : Effect.zipRight(Effect.sync(() => void (tickFailing = true)), Effect.logWarning("the engine's tick failed; retrying", cause))
+      )
+    )
+    const fiber = yield* Effect.forkScoped(Effect.repeat(ticker, Schedule.spaced(`${options.tickIntervalMillis ?? 50} millis`)))
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        yield* Fiber.interrupt(fiber)
+        if (storage === undefined) return
+        // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.
+        yield* lock.withPermits(1)(
+          Effect.gen(function* () {
+            const engine = yield* Ref.get(current)
+            const capture = captures.get(engine)
+            if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
+            storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+            yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
+          })
+        )
+      })
+    )
+
+    /** Replaces the engine streams of the store by `entries` + `snapshots` (nothing: a fresh network) and rebuilds the engine. */
+    const replaceNetwork = (
+      entries: ReadonlyArray<JournalEntry>,
+      snapshots: ReadonlyArray<{ readonly stream: string; readonly key: string; readonly body: unknown }>
+    ): Effect.Effect<void, JournalReplayFailed> =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const old = yield* Ref.get(current)
+          const start = yield* engineTime(old)
+          if (storage === undefined) {
+            if (entries.length > 0) return yield* new JournalReplayFailed({ message: "restore needs a node with storage" })
+            const fresh = yield* createEngine(start, { _tag: "Genesis" })
+            yield* Ref.set(current, fresh.engine)
+            return
+          }
+          yield* storage.committer.barrier
+          const store = storage.store
+          const streams = new Set(yield* Effect.orDie(store.streams()))
+          for (const s of config.synchronizers) streams.add(Streams.sequencer(s.name))
+          streams.add(Streams.derived)
+          for (const stream of streams) if (isEngineStream(stream) && stream !== Streams.runtime) yield* Effect.orDie(store.resetStream(stream))
+          if (entries.length > 0 || snapshots.length > 0) {
+            for (let i = 0; i < entries.length; i += 2000) yield* Effect.orDie(store.append(entries.slice(i, i + 2000)))
+            yield* Effect.orDie(store.write({ putSnapshots: snapshots.filter((s) => s.stream !== Streams.runtime) }))
+          }
+          const journals = yield* Effect.orDie(storage.reload)
+          lastCommit = undefined
+          const rebuilt = yield* createEngine(start, journals.entries.length > 0 ? { _tag: "Replay", journals } : { _tag: "Genesis" })
+          yield* Ref.set(current, rebuilt.engine)
+          yield* awaitCommit(yield* commitPoint(rebuilt.engine))
+        })
+      )
+
+    return {
+      engine: Ref.get(current),
+      run,
+      now: Effect.flatMap(Ref.get(current), engineTime),
+      advanceTime: (by) =>
+        locked((engine) =>
+          Effect.gen(function* () {
+            invariant(by >= 0, "time only moves forward")
+            yield* Ref.update(offset, (o) => o + by)
+            yield* catchUp(engine)
+            return engine.clock.now
+          })
+        ),
+      reset: Effect.orDie(replaceNetwork([], [])),
+      storage: Option.fromNullable(storage),
+      restore: replaceNetwork,
+      flush:
+        storage === undefined
+          ? Effect.succeed(0)
+          : lock.withPermits(1)(
+              Effect.gen(function* () {
+                const engine = yield* Ref.get(current)
+                yield* awaitCommit(yield* commitPoint(engine))
+                yield* storage.committer.barrier
+                return storage.engine.lastOrdinal
+              })
+            )
+    }
+  })
+
+/** A runtime without storage (tests, throwaway engines): nothing is persisted. */
+export const nodeRuntimeLayer = (options: Omit<NodeRuntimeOptions, "storage"> = {}): Layer.Layer<NodeRuntime> =>
+  Layer.scoped(NodeRuntime, Effect.orDie(makeNodeRuntime(options)))
+
+/** A runtime on the NodeStorage in context: resumes from its journals and journals everything. */
+export const persistentNodeRuntimeLayer = (
+  options: Omit<NodeRuntimeOptions, "storage"> = {}
+): Layer.Layer<NodeRuntime, JournalReplayFailed, NodeStorage> =>
+  Layer.scoped(NodeRuntime, Effect.flatMap(NodeStorage, (storage) => makeNodeRuntime({ ...options, storage })))

@@ -1,0 +1,167 @@
+/**
+ * OpenAPI documents of the four surfaces, generated from the same endpoint Schemas that decode the
+ * requests, and the `/docs` pages:
+ *
+ *   GET /docs                 an index of the documents
+ *   GET /docs/<surface>.json  the OpenAPI document (scan, wallet, registry, ledger)
+ *   GET /docs/<surface>       the document in Scalar's API reference UI (bundled, no CDN)
+ *
+ * `@effect/platform` documents every endpoint with its own decode error (HttpApiDecodeError); the
+ * `OpenApi.Transform` annotation below replaces it with what the node really answers: `{error}`
+ * bodies on scan, wallet and registry; `text/plain` 400 and the `JsCantonError` default on the
+ * ledger. It also adds the security schemes and names path parameters as the reference does.
+ */
+import { HttpApi, HttpApiScalar, HttpLayerRouter, HttpServerResponse, OpenApi, OpenApiJsonSchema } from "@effect/platform"
+import { Layer } from "effect"
+import { ErrorResponse, JsCantonError, type SurfaceName } from "./errors.ts"
+import { LedgerApi } from "./ledger.ts"
+import { RegistryApi } from "./registry.ts"
+import { ScanApi } from "./scan.ts"
+import { RESERVED_SUMMARY, Surfaces, type Surface } from "./surface.ts"
+import { WalletApi } from "./wallet.ts"
+
+type Json = Record<string, unknown>
+
+const isRecord = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const errorContent = { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } }
+const errorResponse = (description: string) => ({ description, content: errorContent })
+
+/** Rewrites the generated document to what the surface answers. */
+export const fixDocument =
+  (surface: Surface) =>
+  (input: Json): Json => {
+    const spec = structuredClone(input)
+    const components = (isRecord(spec["components"]) ? spec["components"] : {}) as Json
+    const schemas = (isRecord(components["schemas"]) ? components["schemas"] : {}) as Json
+    for (const name of ["HttpApiDecodeError", "Issue", "PropertyKey"]) delete schemas[name]
+    const defs: Record<string, unknown> = {}
+    if (surface.name === "ledger") {
+      OpenApiJsonSchema.makeWithDefs(JsCantonError, { defs })
+    } else {
+      OpenApiJsonSchema.makeWithDefs(ErrorResponse, { defs })
+    }
+    Object.assign(schemas, defs)
+    components["schemas"] = schemas
+    const securitySchemes: Json = isRecord(components["securitySchemes"]) ? components["securitySchemes"] : {}
+    if (surface.auth !== "open") {
+      securitySchemes["httpAuth"] = {
+        type: "http",
+        scheme: "bearer",
+        bearerFormat: "JWT",
+        description:
+          surface.name === "wallet"
+            ? "JWT whose sub is the ledger user of the wallet"
+            : "Ledger API standard JWT token"
+      }
+    }
+    if (surface.auth === "ledger") {
+      securitySchemes["apiKeyAuth"] = {
+        type: "apiKey",
+        in: "header",
+        name: "Sec-WebSocket-Protocol",
+        description: "Ledger API standard JWT token (websocket): jwt.token.<token>, daml.ws.auth"
+      }
+    }
+    components["securitySchemes"] = securitySchemes
+    spec["components"] = components
+
+    const paths = isRecord(spec["paths"]) ? spec["paths"] : {}
+    const renamed: Json = {}
+    for (const [path, item] of Object.entries(paths)) {
+      const newPath = path.replace(/\{(\w+)\}/g, (_, name: string) => `{${surface.displayParam(name)}}`)
+      if (isRecord(item)) {
+        for (const op of Object.values(item)) {
+          if (isRecord(op)) fixOperation(surface, op)
+        }
+      }
+      renamed[newPath] = item
+    }
+    spec["paths"] = renamed
+    return spec
+  }
+
+const fixOperation = (surface: Surface, op: Json): void => {
+  const responses = isRecord(op["responses"]) ? op["responses"] : {}
+  const isReserved = op["summary"] === RESERVED_SUMMARY
+  const kept: Json = {}
+  for (const [status, response] of Object.entries(responses)) {
+    if (status.startsWith("2") && !isReserved) kept[status] = response
+  }
+  if (Array.isArray(op["parameters"])) {
+    for (const parameter of op["parameters"]) {
+      if (isRecord(parameter) && parameter["in"] === "path" && typeof parameter["name"] === "string") {
+        parameter["name"] = surface.displayParam(parameter["name"])
+      }
+    }
+  }
+  if (surface.name === "ledger") {
+    kept["400"] = {
+      description: "Invalid value for: body, path parameter or query parameter (the text names which)",
+      content: { "text/plain": { schema: { type: "string" } } }
+    }
+    kept["default"] = {
+      description: "Standard error body",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/JsCantonError" } } }
+    }
+    op["security"] = [{ httpAuth: [] }, { apiKeyAuth: [] }]
+  } else {
+    if (isReserved) kept["501"] = errorResponse("Not implemented by this node yet")
+    kept["400"] = errorResponse("Bad request: malformed JSON or an invalid field")
+    if (surface.auth === "wallet") {
+      kept["401"] = errorResponse("Missing or invalid bearer token")
+      kept["403"] = errorResponse("The token's user is deactivated or lacks a right")
+      op["security"] = [{ httpAuth: [] }]
+    }
+    kept["404"] = errorResponse("Not found")
+    kept["413"] = errorResponse("Request body too large")
+    kept["500"] = errorResponse("Internal error")
+  }
+  op["responses"] = kept
+}
+
+const withDocumentFixes = <A extends HttpApi.HttpApi.Any>(api: A, surface: Surface): A =>
+  (api as unknown as HttpApi.HttpApi.AnyWithProps).annotate(OpenApi.Transform, fixDocument(surface)) as unknown as A
+
+/** The API declarations whose documents are served, by surface. */
+export const SurfaceApis = {
+  scan: withDocumentFixes(ScanApi, Surfaces.scan),
+  wallet: withDocumentFixes(WalletApi, Surfaces.wallet),
+  registry: withDocumentFixes(RegistryApi, Surfaces.registry),
+  ledger: withDocumentFixes(LedgerApi, Surfaces.ledger)
+} as const
+
+const SURFACE_ORDER: ReadonlyArray<SurfaceName> = ["scan", "wallet", "registry", "ledger"]
+
+/** The OpenAPI document of a surface. */
+export const openApiDocument = (surface: SurfaceName): OpenApi.OpenAPISpec =>
+  OpenApi.fromApi(SurfaceApis[surface] as unknown as HttpApi.HttpApi.AnyWithProps)
+
+const indexPage = (): string => {
+  const rows = SURFACE_ORDER.map((name) => {
+    const surface = Surfaces[name]
+    const spec = openApiDocument(name)
+    const count = Object.values(spec.paths).reduce((n, item) => n + Object.keys(item).length, 0)
+    return `<li><strong>${surface.title}</strong> (${surface.roots.join(", ")}): ${count} operation${count === 1 ? "" : "s"} ·
+      <a href="/docs/${name}">reference</a> · <a href="/docs/${name}.json">OpenAPI JSON</a></li>`
+  }).join("\n")
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sandnet API documents</title>
+<style>body{font-family:system-ui,sans-serif;max-width:50rem;margin:2rem auto;line-height:1.6}</style></head>
+<body><h1>Sandnet API documents</h1>
+<p>One node, four surfaces on one port. Each document is generated from the Schemas that decode the requests.</p>
+<ul>
+${rows}
+</ul></body></html>`
+}
+
+/** The /docs routes. */
+export const DocsRoutes = Layer.mergeAll(
+  HttpLayerRouter.add("GET", "/docs", HttpServerResponse.html(indexPage())),
+  ...SURFACE_ORDER.map((name) =>
+    HttpLayerRouter.add("GET", `/docs/${name}.json`, HttpServerResponse.unsafeJson(openApiDocument(name)))
+  ),
+  ...SURFACE_ORDER.map((name) =>
+    HttpApiScalar.layerHttpLayerRouter({ api: SurfaceApis[name], path: `/docs/${name}` })
+  )
+)

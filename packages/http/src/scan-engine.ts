@@ -1,0 +1,46 @@
+/**
+ * How the scan and registry handlers reach the engine: through the node's NodeRuntime, reading
+ * the first super validator's scan and participant. Reads run under the runtime's lock (after it
+ * delivered everything due), so they see a settled engine.
+ *
+ * The runtime is looked up optionally: a node built without one (the HTTP foundation's own tests,
+ * `layerMemory` alone) answers these endpoints 501 instead of failing to start.
+ */
+import { ScanApi, type SuperValidatorNode } from "@sandnet/engine"
+import type { Micros } from "@sandnet/core"
+import { Effect, Option } from "effect"
+import { NotImplemented } from "./errors.ts"
+import { NodeRuntime, type EngineInstance } from "./node-runtime.ts"
+
+/** What a read needs: the scan's super validator, the engine (registry, dso) and the engine's time. */
+export interface ScanView {
+  readonly engine: EngineInstance
+  readonly sv: SuperValidatorNode
+  readonly now: Micros
+}
+
+/** Runs a read against the node's scan (sv1); 501 when the node has no engine. */
+export const withScan = <A, E>(operation: string, read: (view: ScanView) => Effect.Effect<A, E>): Effect.Effect<A, E | NotImplemented> =>
+  Effect.flatMap(Effect.serviceOption(NodeRuntime), (runtime): Effect.Effect<A, E | NotImplemented> =>
+    Option.match(runtime, {
+      onNone: () => Effect.fail(new NotImplemented({ operation: `${operation} (this node runs without an engine)` })),
+      onSome: (rt) =>
+        rt.run((engine) =>
+          Effect.suspend(() => read({ engine, sv: engine.network.superValidators[0]!, now: engine.clock.now }))
+        )
+    })
+  )
+
+/** Render options of the node's scan. */
+export const renderOptions = (view: ScanView, encoding: ScanApi.ValueEncoding): ScanApi.RenderOptions => ({
+  registry: view.engine.network.registry,
+  encoding
+})
+
+/** The registry's view of the DSO's contracts (sv1's ACS). */
+export const registryContext = (view: ScanView): ScanApi.RegistryContext => ({
+  logic: view.sv.participant.logic,
+  registry: view.engine.network.registry,
+  dso: view.engine.network.dso,
+  now: view.now
+})

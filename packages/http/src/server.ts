@@ -1,0 +1,69 @@
+/**
+ * The HTTP node: one server, one port, four surfaces and the documents.
+ *
+ *   /api/scan/...        scan      (open)            {error} bodies
+ *   /api/validator/...   wallet    (bearer JWT)      {error} bodies
+ *   /registry/...        registry  (open)            {error} bodies
+ *   /v2/...              ledger    (JWT, users)      text/plain 400, JsCantonError otherwise
+ *   /docs                OpenAPI documents and reference pages
+ *
+ * `NodeRoutes` are the routes this package implements; the engine's handlers are further route
+ * Layers (made with `bind`) merged next to them. `serve` puts routes on a Node HTTP listener.
+ */
+import { HttpLayerRouter, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { AuthConfig, Authenticator, type AuthSettings } from "./auth.ts"
+import { Admin } from "./engine-admin.ts"
+import { LedgerRoutes } from "./ledger.ts"
+import { DocsRoutes } from "./openapi.ts"
+import { RegistryRoutes } from "./registry.ts"
+import { ScanRoutes } from "./scan.ts"
+import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings } from "./surface.ts"
+import { WalletRoutes } from "./wallet.ts"
+
+/** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, WalletRoutes, RegistryRoutes, DocsRoutes, rootNotFound)
+
+export interface ServeOptions {
+  readonly http?: Partial<HttpNodeSettings> | undefined
+  readonly auth?: Partial<AuthSettings> | undefined
+}
+
+/**
+ * Serves route Layers on host:port (port 0 picks a free port; read it from `HttpServer`). The
+ * routes' own requirements (UserManagement, engine services) stay open for the caller to provide;
+ * the Authenticator is built here from UserManagement.
+ */
+export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOptions = {}) => {
+  const settings: HttpNodeSettings = { ...DEFAULT_HTTP_NODE_SETTINGS, ...options.http }
+  return HttpLayerRouter.serve(routes, {
+    // Path parameters carry suffixed contract ids (134 characters) and party ids (up to 255):
+    // find-my-way's default limit of 100 would answer them 404 before any route runs.
+    routerConfig: { maxParamLength: 1024 },
+    disableLogger: !settings.logRequests,
+    disableListenLog: true
+  }).pipe(
+    Layer.provide(Authenticator.layer),
+    Layer.provide(HttpNodeConfig.layer(settings)),
+    Layer.provide(AuthConfig.layer(options.auth ?? {})),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+  )
+}
+
+/**
+ * A complete node with in-memory user management (the participant administrator
+ * `participant_admin` exists; dev tokens for it work at once).
+ */
+export const layerMemory = (
+  options: ServeOptions & { readonly admin?: Admin.UserManagementOptions | undefined } = {}
+) =>
+  serve(NodeRoutes, options).pipe(Layer.provideMerge(Admin.UserManagement.layerMemory(options.admin)))
+
+/** `http://host:port` of the running server. */
+export const baseUrl: Effect.Effect<string, never, HttpServer.HttpServer> = Effect.map(HttpServer.HttpServer, (server) =>
+  server.address._tag === "TcpAddress"
+    ? `http://${server.address.hostname === "0.0.0.0" ? "127.0.0.1" : server.address.hostname}:${server.address.port}`
+    : `unix:${server.address.path}`
+)

@@ -1,0 +1,548 @@
+/**
+ * Surfaces and the binding of endpoints to handlers.
+ *
+ * An endpoint is declared once with `HttpApiEndpoint` (path, query, body and success Schemas); the
+ * same declaration feeds the OpenAPI documents (openapi.ts) and `bind`, which turns it into a route
+ * of the node's router that
+ * 1. authenticates the caller as the surface requires (wallet: bearer token; ledger: bearer or
+ *    `Sec-WebSocket-Protocol` token and an active user; scan, registry: open),
+ * 2. decodes path parameters, query parameters and the JSON body (size-limited) with the Schemas,
+ * 3. runs the handler, encodes its answer with the success Schema,
+ * 4. answers every failure (decode errors, domain errors, defects) in the surface's error shape.
+ *
+ * Adding a handler:
+ *
+ *     export const GetThing = HttpApiEndpoint.get("getThing", "/v0/things/:id")
+ *       .setPath(Schema.Struct({ id: Schema.String }))
+ *       .addSuccess(Thing)
+ *     const ScanGroup = HttpApiGroup.make("scan").add(GetThing)      // for the OpenAPI document
+ *     export const ScanRoutes = Layer.mergeAll(
+ *       bind(Surfaces.scan, GetThing, ({ path }) => Things.get(path.id))
+ *     )
+ */
+import {
+  HttpApiEndpoint,
+  HttpApiSchema,
+  OpenApi,
+  HttpIncomingMessage,
+  HttpLayerRouter,
+  HttpMethod,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Cause, Context, Effect, Layer, Option, ParseResult, Schema } from "effect"
+import type { Scope } from "effect/Scope"
+import type { IncomingMessage } from "node:http"
+import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
+import {
+  InvalidRequest,
+  NotImplemented,
+  PayloadTooLarge,
+  PermissionDenied,
+  RouteNotFound,
+  Unauthenticated,
+  describeCause,
+  render,
+  type HandlerError,
+  type RequestLocation,
+  type SurfaceName
+} from "./errors.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Node settings used while serving requests
+// ---------------------------------------------------------------------------------------------
+
+export interface HttpNodeSettings {
+  /** Default 7575, the JSON ledger API's usual port. */
+  readonly port: number
+  /** Default 127.0.0.1. */
+  readonly host: string
+  /**
+   * Largest request body accepted, in bytes. Default 10 MiB: Canton's default max inbound message
+   * size of its API servers (ServerConfig.defaultMaxInboundMessageSize).
+   */
+  readonly maxRequestBytes: number
+  /** Log one line per request. */
+  readonly logRequests: boolean
+}
+
+export const DEFAULT_HTTP_NODE_SETTINGS: HttpNodeSettings = {
+  port: 7575,
+  host: "127.0.0.1",
+  maxRequestBytes: 10 * 1024 * 1024,
+  logRequests: false
+}
+
+export class HttpNodeConfig extends Context.Reference<HttpNodeConfig>()("@sandnet/http/HttpNodeConfig", {
+  defaultValue: (): HttpNodeSettings => DEFAULT_HTTP_NODE_SETTINGS
+}) {
+  static readonly layer = (settings: Partial<HttpNodeSettings>): Layer.Layer<HttpNodeConfig> =>
+    Layer.succeed(HttpNodeConfig, { ...DEFAULT_HTTP_NODE_SETTINGS, ...settings })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Surfaces
+// ---------------------------------------------------------------------------------------------
+
+/** open: no credentials; wallet: bearer JWT, the subject is the wallet's user; ledger: JWT + active user. */
+export type AuthMode = "open" | "wallet" | "ledger"
+
+export interface Surface {
+  readonly name: SurfaceName
+  readonly title: string
+  /** Prefix of the endpoint paths as declared (scan and wallet paths are relative to it). */
+  readonly mount: "" | `/${string}`
+  /** Everything under these paths belongs to the surface (its unknown routes 404 in its shape). */
+  readonly roots: ReadonlyArray<`/${string}`>
+  readonly auth: AuthMode
+  /** How a path parameter is named in messages and documents (ledger: `userId` -> `user-id`). */
+  readonly displayParam: (name: string) => string
+}
+
+const camelToKebab = (name: string): string => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+export const Surfaces = {
+  scan: {
+    name: "scan",
+    title: "Scan",
+    mount: "/api/scan",
+    roots: ["/api/scan"],
+    auth: "open",
+    displayParam: (name: string) => name
+  },
+  wallet: {
+    name: "wallet",
+    title: "Wallet and validator administration",
+    mount: "/api/validator",
+    roots: ["/api/validator"],
+    auth: "wallet",
+    displayParam: (name: string) => name
+  },
+  registry: {
+    name: "registry",
+    title: "Token standard registry",
+    mount: "",
+    roots: ["/registry"],
+    auth: "open",
+    displayParam: (name: string) => name
+  },
+  ledger: {
+    name: "ledger",
+    title: "JSON Ledger API",
+    mount: "",
+    roots: ["/v2"],
+    auth: "ledger",
+    displayParam: camelToKebab
+  }
+} as const satisfies Record<SurfaceName, Surface>
+
+// ---------------------------------------------------------------------------------------------
+// Request decoding
+// ---------------------------------------------------------------------------------------------
+
+const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
+  path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`),
+    ""
+  )
+
+/** `identityProviderConfig.issuer: is missing; user.id: Expected string, actual 5`. */
+export const formatParseError = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue.path.length === 0 ? issue.message : `${formatPath(issue.path)}: ${issue.message}`))
+    .join("; ")
+
+const decodeWith = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  input: unknown,
+  location: RequestLocation,
+  name?: (error: ParseResult.ParseError) => string | undefined
+): Effect.Effect<A, InvalidRequest> =>
+  Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "ignore" })(input).pipe(
+    Effect.mapError((error) => {
+      const param = name?.(error)
+      return new InvalidRequest({
+        location,
+        ...(param === undefined ? {} : { parameter: param }),
+        detail:
+          param === undefined
+            ? formatParseError(error)
+            : ParseResult.ArrayFormatter.formatErrorSync(error)
+                .map((issue) => issue.message)
+                .join("; ")
+      })
+    })
+  )
+
+const firstKey = (error: ParseResult.ParseError): string | undefined => {
+  const issue = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
+  const key = issue?.path[0]
+  return key === undefined ? undefined : String(key)
+}
+
+/** Query parameters: a key that the Schema expects as an array always decodes as one. */
+const normalizeQuery = (
+  params: Readonly<Record<string, string | Array<string>>>,
+  schema: Schema.Schema.Any
+): Record<string, string | ReadonlyArray<string>> => {
+  const out: Record<string, string | ReadonlyArray<string>> = {}
+  const ast = Schema.encodedSchema(schema).ast
+  for (const [key, value] of Object.entries(params)) {
+    if (Array.isArray(value)) {
+      out[key] = value
+      continue
+    }
+    const expectsArray =
+      ast._tag === "TypeLiteral" &&
+      ast.propertySignatures.some(
+        (ps) =>
+          ps.name === key &&
+          (ps.type._tag === "TupleType" ||
+            (ps.type._tag === "Union" && ps.type.types.some((t) => t._tag === "TupleType")))
+      )
+    out[key] = expectsArray ? [value as string] : (value as string)
+  }
+  return out
+}
+
+/**
+ * Reads the body, refusing more than `limit` bytes: at once from Content-Length, or while counting
+ * a chunked body. On overflow the rest of the body is drained (not collected) instead of resetting
+ * the connection, so that the client reads the 413 / 400 answer.
+ */
+const readBytes = (
+  request: HttpServerRequest.HttpServerRequest,
+  limit: number
+): Effect.Effect<Uint8Array, HandlerError> => {
+  const declared = request.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) return Effect.fail(new PayloadTooLarge({ limit }))
+  const source = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage | undefined
+  if (source === undefined || typeof source.on !== "function") {
+    // Not a Node request (e.g. a web handler): the platform's own limit applies.
+    return HttpIncomingMessage.withMaxBodySize(request.arrayBuffer, Option.some(limit)).pipe(
+      Effect.map((buffer) => new Uint8Array(buffer)),
+      Effect.mapError(() => new PayloadTooLarge({ limit }))
+    )
+  }
+  return Effect.async<Uint8Array, HandlerError>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let settled = false
+    const cleanup = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const settle = (result: Effect.Effect<Uint8Array, HandlerError>) => {
+      if (settled) return
+      settled = true
+      cleanup()
+      resume(result)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        chunks.length = 0
+        settle(Effect.fail(new PayloadTooLarge({ limit })))
+        source.resume() // keep reading and discarding what is left
+      } else {
+        chunks.push(chunk)
+      }
+    }
+    const onEnd = () => settle(Effect.succeed(Buffer.concat(chunks)))
+    const onError = () => settle(Effect.fail(new InvalidRequest({ location: "body", detail: "the request body could not be read" })))
+    if (source.readableEnded) {
+      settle(Effect.fail(new InvalidRequest({ location: "body", detail: "the request body was already read" })))
+      return
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    return Effect.sync(cleanup)
+  })
+}
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true })
+
+const readText = (request: HttpServerRequest.HttpServerRequest, limit: number): Effect.Effect<string, HandlerError> =>
+  Effect.flatMap(readBytes(request, limit), (bytes) =>
+    Effect.try({
+      try: () => utf8Decoder.decode(bytes),
+      catch: () => new InvalidRequest({ location: "body", detail: "the request body is not valid UTF-8" })
+    })
+  )
+
+const readPayload = (
+  request: HttpServerRequest.HttpServerRequest,
+  schema: Schema.Schema.Any,
+  limit: number
+): Effect.Effect<unknown, HandlerError> =>
+  Effect.gen(function* () {
+    const encoding = HttpApiSchema.getEncoding(schema.ast)
+    if (encoding.kind === "Uint8Array") return yield* readBytes(request, limit)
+    const text = yield* readText(request, limit)
+    if (encoding.kind === "Text") return text
+    const contentType = request.headers["content-type"]
+    if (contentType !== undefined && !/json/i.test(contentType)) {
+      return yield* Effect.fail(
+        new InvalidRequest({ location: "body", detail: `expected Content-Type application/json, got ${contentType}` })
+      )
+    }
+    if (text.trim() === "") {
+      return yield* Effect.fail(new InvalidRequest({ location: "body", detail: "the request body is empty; expected JSON" }))
+    }
+    return yield* Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: (error) =>
+        new InvalidRequest({
+          location: "body",
+          detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}`
+        })
+    })
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Binding
+// ---------------------------------------------------------------------------------------------
+
+export interface BindOptions {
+  /** Overrides the surface's authentication for this endpoint. */
+  readonly auth?: AuthMode | undefined
+  /** Headers of a successful answer, from the decoded request (e.g. Canton-Package-Hash). */
+  readonly successHeaders?: ((request: { readonly path?: unknown }) => Readonly<Record<string, string>>) | undefined
+}
+
+type Request<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Request<E>
+type Success<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Success<E>
+
+/** What bind provides to handlers itself. */
+export type BindProvided = HttpLayerRouter.Provided | AuthenticatedUser | AuthenticatedSubject
+
+const authenticate = (mode: AuthMode, request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const authenticator = yield* Authenticator
+    if (mode === "open") return Context.empty() as Context.Context<AuthenticatedSubject | AuthenticatedUser>
+    const token = mode === "ledger" ? (bearerToken(request.headers) ?? websocketToken(request.headers)) : bearerToken(request.headers)
+    if (token === undefined) {
+      return yield* Effect.fail(
+        new Unauthenticated({
+          reason:
+            mode === "ledger"
+              ? "no token: send Authorization: Bearer <JWT> or Sec-WebSocket-Protocol: jwt.token.<JWT>"
+              : "no token: send Authorization: Bearer <JWT>"
+        })
+      )
+    }
+    const subject = yield* authenticator.verify(token)
+    if (mode === "wallet") {
+      // The wallet's user may not be onboarded yet (the handler answers 404 or onboards); an
+      // existing but deactivated user is denied here.
+      const access = yield* authenticator.resolveIfExists(subject)
+      const base = Context.make(AuthenticatedSubject, subject)
+      return (access === undefined ? base : Context.add(base, AuthenticatedUser, access)) as Context.Context<
+        AuthenticatedSubject | AuthenticatedUser
+      >
+    }
+    const access = yield* authenticator.resolve(subject)
+    return Context.make(AuthenticatedSubject, subject).pipe(Context.add(AuthenticatedUser, access))
+  })
+
+/** The full route path of an endpoint on its surface. */
+export const routePath = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.Any): `/${string}` =>
+  `${surface.mount}${(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).path}` as `/${string}`
+
+/**
+ * The request handling of one endpoint, as an Effect of the router's request context. Never fails:
+ * every failure becomes the surface's error response.
+ */
+export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(
+  surface: Surface,
+  endpoint_: E,
+  handler: (request: Request<E>) => Effect.Effect<Success<E>, HandlerError, R>,
+  options?: BindOptions
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  Exclude<R, AuthenticatedUser | AuthenticatedSubject> | HttpLayerRouter.Provided | Authenticator
+> => {
+  const endpoint = endpoint_ as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  const mode = options?.auth ?? surface.auth
+  const encodeSuccess = Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown, never>)
+  const status = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
+  const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
+  const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
+  const hasBody = HttpMethod.hasBody(endpoint.method)
+
+  const program = Effect.gen(function* () {
+    const settings = yield* HttpNodeConfig
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const auth = yield* authenticate(mode, request)
+    const route = yield* HttpLayerRouter.RouteContext
+    const query = yield* HttpServerRequest.ParsedSearchParams
+    const input: Record<string, unknown> = { request }
+    if (endpoint.pathSchema._tag === "Some") {
+      const schema = endpoint.pathSchema.value as Schema.Schema<unknown, unknown, never>
+      input["path"] = yield* decodeWith(schema, route.params, "path parameter", (error) => {
+        const key = firstKey(error)
+        return key === undefined ? undefined : surface.displayParam(key)
+      })
+    }
+    if (endpoint.urlParamsSchema._tag === "Some") {
+      const schema = endpoint.urlParamsSchema.value as Schema.Schema<unknown, unknown, never>
+      input["urlParams"] = yield* decodeWith(schema, normalizeQuery(query, schema), "query parameter", firstKey)
+    }
+    if (endpoint.headersSchema._tag === "Some") {
+      const schema = endpoint.headersSchema.value as Schema.Schema<unknown, unknown, never>
+      input["headers"] = yield* decodeWith(schema, request.headers, "header", firstKey)
+    }
+    if (endpoint.payloadSchema._tag === "Some" && hasBody) {
+      const schema = endpoint.payloadSchema.value as Schema.Schema<unknown, unknown, never>
+      const raw = yield* readPayload(request, schema, settings.maxRequestBytes)
+      input["payload"] = yield* decodeWith(schema, raw, "body")
+    }
+    const answer = yield* Effect.provide(handler(input as Request<E>), auth)
+    const headers = options?.successHeaders?.(input) ?? {}
+    if (isEmpty) return HttpServerResponse.empty({ status, headers })
+    const encoded = yield* Effect.orDie(encodeSuccess(answer))
+    switch (successEncoding.kind) {
+      case "Text":
+        return HttpServerResponse.text(String(encoded), { status, contentType: successEncoding.contentType, headers })
+      case "Uint8Array":
+        return HttpServerResponse.uint8Array(encoded as Uint8Array, { status, contentType: successEncoding.contentType, headers })
+      default:
+        return yield* Effect.orDie(HttpServerResponse.json(encoded, { status, contentType: successEncoding.contentType, headers }))
+    }
+  })
+
+  return program.pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.gen(function* () {
+        if (!Cause.isFailType(cause)) yield* Effect.logError("request failed with a defect", cause)
+        return render(surface.name, describeCause(cause))
+      })
+    )
+  ) as Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    Exclude<R, AuthenticatedUser | AuthenticatedSubject> | HttpLayerRouter.Provided | Authenticator
+  >
+}
+
+const routeMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any): RouteMethod => {
+  const method = (endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).method
+  return method === "HEAD" ? "GET" : method
+}
+
+/** Routes of the node are added through this router layer; requirements are captured at build time. */
+type RouteMethod = "*" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
+
+const addRoute = <R>(
+  method: RouteMethod,
+  path: `/${string}` | "*",
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpLayerRouter.Provided>
+): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | Exclude<R, HttpLayerRouter.Provided>> =>
+  HttpLayerRouter.use((router) =>
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Exclude<R, HttpLayerRouter.Provided>>()
+      const routed = Effect.mapInputContext(
+        handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpLayerRouter.Provided | Exclude<R, HttpLayerRouter.Provided>>,
+        (input: Context.Context<HttpLayerRouter.Provided>) => Context.merge(context, input)
+      )
+      yield* router.add(method, path, routed)
+    })
+  )
+
+/**
+ * Binds a handler to an endpoint of a surface: a Layer that adds the route to the node's router.
+ * The handler may use `AuthenticatedSubject` (ledger and wallet) and `AuthenticatedUser` (ledger;
+ * on the wallet only when the user exists, so wallet handlers read it with
+ * `Effect.serviceOption(AuthenticatedUser)`); bind provides both. Binding an endpoint that is
+ * still bound with `notImplemented` is a duplicate route: replace that line instead.
+ */
+export const bind = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(
+  surface: Surface,
+  endpoint: E,
+  handler: (request: Request<E>) => Effect.Effect<Success<E>, HandlerError, R>,
+  options?: BindOptions
+): Layer.Layer<
+  never,
+  never,
+  HttpLayerRouter.HttpRouter | Authenticator | Exclude<R, BindProvided | Scope>
+> =>
+  addRoute(
+    routeMethod(endpoint),
+    routePath(surface, endpoint),
+    handleEndpoint(surface, endpoint, handler, options)
+  ) as Layer.Layer<never, never, HttpLayerRouter.HttpRouter | Authenticator | Exclude<R, BindProvided | Scope>>
+
+/** Summary of declared endpoints that answer 501 until they are implemented. */
+export const RESERVED_SUMMARY = "Not implemented by this node yet (501)"
+
+/** Marks an endpoint declaration as reserved: documented with a 501 answer (bind it with `notImplemented`). */
+export const reserved = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
+  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).annotate(
+    OpenApi.Summary,
+    RESERVED_SUMMARY
+  ) as unknown as E
+
+/** An endpoint of the reference that this node does not serve yet: 501 in the surface's shape. */
+export const notImplemented = (
+  surface: Surface,
+  endpoint: HttpApiEndpoint.HttpApiEndpoint.Any
+): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | Authenticator> =>
+  addRoute(
+    routeMethod(endpoint),
+    routePath(surface, endpoint),
+    // The request is still authenticated and decoded with the declared Schemas, so clients get
+    // the real 401 / 400 answers; a valid request is answered 501.
+    handleEndpoint(surface, endpoint, () =>
+      Effect.fail(
+        new NotImplemented({
+          operation: `${(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).method} ${routePath(surface, endpoint)}`
+        })
+      )
+    )
+  )
+
+/** Unknown routes under the surface's roots: 404 in the surface's shape. */
+export const surfaceNotFound = (surface: Surface): Layer.Layer<never, never, HttpLayerRouter.HttpRouter> =>
+  mergeLayers(
+    surface.roots.flatMap((root) =>
+      [root, `${root}/*` as const].map((path) =>
+        addRoute(
+          "*",
+          path,
+          Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+            render(
+              surface.name,
+              describeCause(
+                Cause.fail(new RouteNotFound({ method: request.method, path: new URL(request.url, "http://x").pathname }))
+              )
+            )
+          )
+        )
+      )
+    )
+  )
+
+const mergeLayers = <R>(
+  layers: ReadonlyArray<Layer.Layer<never, never, R>>
+): Layer.Layer<never, never, R> => layers.reduce((all, layer) => Layer.merge(all, layer), Layer.empty as Layer.Layer<never, never, R>)
+
+/** Anything outside every surface. */
+export const rootNotFound: Layer.Layer<never, never, HttpLayerRouter.HttpRouter> = addRoute(
+  "*",
+  "*",
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    HttpServerResponse.unsafeJson(
+      {
+        error: `no route for ${request.method} ${new URL(request.url, "http://x").pathname}; surfaces: /api/scan, /api/validator, /registry, /v2; documents: /docs`
+      },
+      { status: 404 }
+    )
+  )
+)
+
+/** Re-exported for handlers: deny with 403 in the surface's shape. */
+export { PermissionDenied }

@@ -1,0 +1,155 @@
+/**
+ * End-of-run invariants that only make sense once faults have healed and in-flight work settled:
+ * every node's history converges.
+ *
+ * - scans-converge: every super validator's scan holds the same verdicts (same update ids, same
+ *   results) and the same updates;
+ * - stakeholders-committed: every participant that hosts an informee of an ACCEPTED verdict
+ *   committed its update, and every committed update has an ACCEPTED verdict;
+ * - exactly-once: no node commits an update twice, and no command (submitters and command id) is
+ *   committed twice by the participant that submitted it;
+ * - commands-complete: no command is still in flight anywhere (each got its completion);
+ * - acs-converge: every participant that hosts a stakeholder of an active contract has it active
+ *   too, on the same synchronizer with the same reassignment counter (and the same for contracts in
+ *   flight between synchronizers).
+ */
+import type { PartyId } from "@sandnet/core"
+import { commandKeyOf, stakeholdersOf, type CoinNetwork, type ParticipantNode } from "@sandnet/engine"
+
+const MAX_LISTED = 20
+
+const capped = (violations: Array<string>, more: number): ReadonlyArray<string> =>
+  more > 0 ? [...violations, `... and ${more} more`] : violations
+
+export const checkScansConverge = (network: CoinNetwork): ReadonlyArray<string> => {
+  const [first, ...rest] = network.superValidators
+  if (first === undefined) return []
+  const violations: Array<string> = []
+  const verdicts = new Map(first.scan.verdictLog.map((v) => [v.verdict.updateId, v.verdict.result]))
+  const updates = new Set(first.scan.updates.map((e) => e.update.updateId))
+  for (const sv of rest) {
+    const own = new Map(sv.scan.verdictLog.map((v) => [v.verdict.updateId, v.verdict.result]))
+    for (const [id, result] of verdicts) {
+      const theirs = own.get(id)
+      if (theirs === undefined) violations.push(`${sv.name} scan has no verdict for ${id} (${first.name} has ${result})`)
+      else if (theirs !== result) violations.push(`${sv.name} scan's verdict for ${id} is ${theirs}, ${first.name}'s is ${result}`)
+    }
+    for (const id of own.keys()) if (!verdicts.has(id)) violations.push(`${sv.name} scan has a verdict for ${id} that ${first.name} lacks`)
+    const ownUpdates = new Set(sv.scan.updates.map((e) => e.update.updateId))
+    for (const id of updates) if (!ownUpdates.has(id)) violations.push(`${sv.name} scan lacks update ${id} that ${first.name} has`)
+    for (const id of ownUpdates) if (!updates.has(id)) violations.push(`${sv.name} scan has update ${id} that ${first.name} lacks`)
+    if (violations.length > MAX_LISTED) return capped(violations.slice(0, MAX_LISTED), violations.length - MAX_LISTED)
+  }
+  return violations
+}
+
+export const checkStakeholdersCommitted = (network: CoinNetwork): ReadonlyArray<string> => {
+  const sv = network.superValidators[0]
+  if (sv === undefined) return []
+  const violations: Array<string> = []
+  let more = 0
+  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
+  const byUid = new Map<string, ParticipantNode>(network.participants.map((p) => [p.logic.uid, p]))
+  const nameOf = (p: ParticipantNode) => p.logic.config.name
+  for (const { verdict } of sv.scan.verdictLog) {
+    if (verdict.result !== "VERDICT_RESULT_ACCEPTED") continue
+    const informees = new Set<PartyId>()
+    for (const view of verdict.views) for (const p of view.informees) informees.add(p)
+    for (const uid of network.topology.participantsOf([...informees].sort())) {
+      const node = byUid.get(uid)
+      if (node !== undefined && node.logic.updateById(verdict.updateId) === undefined) {
+        add(`${nameOf(node)} hosts an informee of accepted update ${verdict.updateId} but did not commit it`)
+      }
+    }
+  }
+  for (const node of network.participants) {
+    for (const { update } of node.logic.log) {
+      const verdict = sv.scan.verdictOf(update.updateId)
+      if (verdict === undefined) add(`${nameOf(node)} committed ${update.updateId}, for which ${sv.name}'s scan has no verdict`)
+      else if (verdict.verdict.result !== "VERDICT_RESULT_ACCEPTED") add(`${nameOf(node)} committed ${update.updateId}, whose verdict is ${verdict.verdict.result}`)
+    }
+  }
+  return capped(violations, more)
+}
+
+export const checkExactlyOnce = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  let more = 0
+  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
+  for (const node of network.participants) {
+    const name = node.logic.config.name
+    const seen = new Set<string>()
+    const commands = new Map<string, string>()
+    for (const { update } of node.logic.log) {
+      if (seen.has(update.updateId)) add(`${name} committed update ${update.updateId} twice`)
+      seen.add(update.updateId)
+      if (update.submittingParticipant !== node.logic.uid) continue
+      const submitters = update.kind === "transaction" ? update.submitters : [update.submitter]
+      const key = commandKeyOf(update.commandId, submitters)
+      const earlier = commands.get(key)
+      if (earlier !== undefined) add(`${name}: command ${update.commandId} of ${submitters.join(", ")} committed twice, in ${earlier} and in ${update.updateId}`)
+      else commands.set(key, update.updateId)
+    }
+  }
+  return capped(violations, more)
+}
+
+export const checkCommandsComplete = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  let more = 0
+  for (const node of network.participants) {
+    const open = new Map<string, string>()
+    for (const event of node.logic.journal) {
+      if (event._tag === "CommandSubmitted") open.set(event.commandKey, event.commandId)
+      else if (event._tag === "CommandCompleted") open.delete(event.commandKey)
+    }
+    for (const commandId of open.values()) {
+      if (violations.length < MAX_LISTED) violations.push(`${node.logic.config.name}: command ${commandId} is still in flight`)
+      else more++
+    }
+  }
+  return capped(violations, more)
+}
+
+interface Held {
+  readonly by: string
+  readonly state: string
+  readonly stakeholders: ReadonlyArray<PartyId>
+  readonly holders: Array<string>
+}
+
+export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  let more = 0
+  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
+  // One pass over every node's ACS records where each contract is (as the first node holding it
+  // says) and which nodes hold it; then each contract's holders are compared with the participants
+  // of its stakeholders. Linear in the total size of the ACSs.
+  const active = new Map<string, Held>()
+  const inFlight = new Map<string, Held>()
+  const note = (seen: Map<string, Held>, label: string, id: string, state: string, stakeholders: ReadonlyArray<PartyId>, uid: string, name: string) => {
+    const first = seen.get(id)
+    if (first === undefined) seen.set(id, { by: name, state, stakeholders, holders: [uid] })
+    else {
+      first.holders.push(uid)
+      if (first.state !== state) add(`${name} has ${id} ${label} ${state}, ${first.by} ${first.state}`)
+    }
+  }
+  for (const node of network.participants) {
+    const { uid, config } = node.logic
+    for (const c of node.logic.acs.all()) note(active, "active", c.created.contractId, `on ${c.synchronizerId} at counter ${c.reassignmentCounter}`, stakeholdersOf(c), uid, config.name)
+    for (const f of node.logic.acs.inFlightContracts()) {
+      note(inFlight, "in flight", f.contract.created.contractId, `to ${f.targetSynchronizer} at counter ${f.reassignmentCounter}`, stakeholdersOf(f.contract), uid, config.name)
+    }
+  }
+  const names = new Map(network.participants.map((p) => [p.logic.uid, p.logic.config.name]))
+  for (const [label, seen] of [["active", active], ["in flight", inFlight]] as const) {
+    for (const [id, held] of seen) {
+      const expected = network.topology.participantsOf(held.stakeholders)
+      if (expected.length === held.holders.length) continue
+      const holders = new Set(held.holders)
+      for (const uid of expected) if (!holders.has(uid)) add(`${held.by} has ${id} ${label}, ${names.get(uid) ?? uid} (a stakeholder's participant) does not`)
+    }
+  }
+  return capped(violations, more)
+}

@@ -1,0 +1,320 @@
+/**
+ * Invariants checked after (and, for the cheap ones, during) a run. Each returns the violations it
+ * found as readable sentences; an empty list means the invariant held.
+ */
+import { amountOf, formatAmount, type ContractId, type ExercisedNode, type TransactionUpdate } from "@sandnet/core"
+import {
+  accruedHoldingFee,
+  Coin,
+  LockedCoin,
+  mintedByTransfer,
+  type CoinNetwork,
+  type CoinPayload,
+  type LockedCoinPayload,
+  type ParticipantNode
+} from "@sandnet/engine"
+import { checkAcsConverge, checkCommandsComplete, checkExactlyOnce, checkScansConverge, checkStakeholdersCommitted } from "./convergence.ts"
+import type { InvariantName } from "./scenario.ts"
+
+export interface CoinFlowRule {
+  /** Coin minted by this exercise (e.g. a tap, a reward minted into coin), in Numeric-10 units. */
+  readonly minted?: (node: ExercisedNode) => bigint
+  /** Coin burned by this exercise beyond the holding fees of its consumed coins (e.g. traffic purchases). */
+  readonly burned?: (node: ExercisedNode) => bigint
+}
+
+const resultField = (node: ExercisedNode, ...path: ReadonlyArray<string>): string | undefined => {
+  let value: unknown = node.exerciseResult
+  for (const key of path) value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined
+  return typeof value === "string" ? value : undefined
+}
+
+/**
+ * How each choice mints or burns coin. Holding fees of consumed coins are computed by the checker
+ * itself from the coins' payloads and the round the transfer used.
+ */
+export const coinFlowRules = new Map<string, CoinFlowRule>([
+  ["CoinRules_DevNet_Tap", { minted: (node) => amountOf(String((node.choiceArgument as { amount: string }).amount)) }],
+  // Reward coupons (app, validator, liveness) minted as transfer inputs, from the transfer's summary.
+  ["CoinRules_Transfer", { minted: (node) => mintedByTransfer(node.exerciseResult) }],
+  // Traffic purchases burn the price (split off into a coin that is archived in the same choice).
+  ["CoinRules_BuyMemberTraffic", { burned: (node) => amountOf(resultField(node, "coinPaid") ?? "0") }],
+  // Dust expiry burns the whole (worthless) holding.
+  ["Coin_Expire", { burned: (node) => amountOf(resultField(node, "expireSum", "expiredAmount") ?? "0") }],
+  ["LockedCoin_ExpireCoin", { burned: (node) => amountOf(resultField(node, "expireSum", "expiredAmount") ?? "0") }]
+])
+
+/** The coin a holding (a Coin or a LockedCoin) carries, or undefined for other templates. */
+const holdingAmountOf = (templateId: string, payload: unknown): CoinPayload["amount"] | undefined => {
+  if (templateId === coinTemplateId()) return (payload as CoinPayload).amount
+  if (templateId === lockedCoinTemplateId()) return (payload as LockedCoinPayload).coin.amount
+  return undefined
+}
+const coinTemplateId = (): string => Coin.templateId
+const lockedCoinTemplateId = (): string => LockedCoin.templateId
+
+/** Choices whose consumed coins pay holding fees (the round is in their exercise result). */
+const roundOfExercise = (node: ExercisedNode): number | undefined => {
+  const result = node.exerciseResult as { round?: { number?: string } } | null
+  const n = result?.round?.number
+  return n === undefined ? undefined : Number(n)
+}
+
+export interface ConservationReport {
+  readonly minted: bigint
+  readonly burned: bigint
+  readonly circulating: bigint
+  readonly violations: ReadonlyArray<string>
+}
+
+/**
+ * Coin conservation over the DSO's view (the DSO is a signatory of every coin, locked or not): for
+ * every transaction, coin created minus coin consumed equals coin minted minus coin burned; and at
+ * the end, the coins the DSO holds active add up to all minted minus all burned.
+ */
+export const checkConservation = (network: CoinNetwork): ConservationReport => {
+  const sv = network.superValidators[0]!
+  const violations: Array<string> = []
+  const coins = new Map<ContractId, CoinPayload["amount"]>()
+  let minted = 0n
+  let burned = 0n
+  for (const { update } of sv.scan.updates) {
+    if (update.kind !== "transaction") continue
+    const tx: TransactionUpdate = update
+    let delta = 0n
+    let txMinted = 0n
+    let txBurned = 0n
+    const parentRound = new Map<number, number | undefined>()
+    for (const node of tx.nodes) {
+      if (node.kind === "created") {
+        const amount = holdingAmountOf(node.templateId, node.createArguments)
+        if (amount !== undefined) {
+          coins.set(node.contractId, amount)
+          delta += amountOf(amount.initialAmount)
+        }
+        continue
+      }
+      const rule = coinFlowRules.get(node.choice)
+      if (rule?.minted !== undefined) txMinted += rule.minted(node)
+      if (rule?.burned !== undefined) txBurned += rule.burned(node)
+      const round = roundOfExercise(node)
+      for (const child of node.childNodeIds) parentRound.set(child, round ?? parentRound.get(node.nodeId))
+      if (node.consuming && (node.templateId === coinTemplateId() || node.templateId === lockedCoinTemplateId())) {
+        const amount = coins.get(node.contractId)
+        if (amount === undefined) {
+          violations.push(`update ${tx.updateId} consumes coin ${node.contractId} that the DSO never saw created`)
+          continue
+        }
+        coins.delete(node.contractId)
+        delta -= amountOf(amount.initialAmount)
+        const feeRound = parentRound.get(node.nodeId)
+        if (feeRound !== undefined) txBurned += accruedHoldingFee(amount, feeRound)
+      }
+    }
+    if (delta !== txMinted - txBurned) {
+      violations.push(
+        `update ${tx.updateId}: coin created minus consumed is ${formatAmount(delta)} but minted minus burned is ${formatAmount(txMinted - txBurned)}`
+      )
+    }
+    minted += txMinted
+    burned += txBurned
+  }
+  let circulating = 0n
+  for (const template of [coinTemplateId(), lockedCoinTemplateId()]) {
+    for (const contract of sv.participant.logic.acs.ofTemplate(template, network.dso)) {
+      circulating += amountOf(holdingAmountOf(template, contract.created.createArguments)?.initialAmount ?? "0")
+    }
+  }
+  for (const inFlight of sv.participant.logic.acs.inFlightContracts()) {
+    const amount = holdingAmountOf(inFlight.contract.created.templateId, inFlight.contract.created.createArguments)
+    if (amount !== undefined) circulating += amountOf(amount.initialAmount)
+  }
+  if (circulating !== minted - burned) {
+    violations.push(`active coin totals ${formatAmount(circulating)} but minted minus burned is ${formatAmount(minted - burned)}`)
+  }
+  return { minted, burned, circulating, violations }
+}
+
+const nodeName = (node: ParticipantNode): string => node.logic.config.name
+
+export const checkNoDoubleSpend = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  for (const node of network.participants) {
+    const consumed = new Map<ContractId, string>()
+    for (const { update } of node.logic.log) {
+      if (update.kind !== "transaction") continue
+      for (const n of update.nodes) {
+        if (n.kind !== "exercised" || !n.consuming) continue
+        const earlier = consumed.get(n.contractId)
+        if (earlier !== undefined) violations.push(`${nodeName(node)}: contract ${n.contractId} consumed in ${earlier} and again in ${update.updateId}`)
+        else consumed.set(n.contractId, update.updateId)
+      }
+    }
+  }
+  return violations
+}
+
+export const checkOffsets = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  for (const node of network.participants) {
+    node.logic.log.forEach((entry, i) => {
+      if (entry.offset !== i + 1) violations.push(`${nodeName(node)}: entry ${i} has offset ${entry.offset}, expected ${i + 1}`)
+    })
+  }
+  for (const sv of network.superValidators) {
+    let last = 0
+    for (const entry of sv.scan.updates) {
+      if (entry.offset <= last) violations.push(`${sv.name} scan: offset ${entry.offset} does not increase after ${last}`)
+      last = entry.offset
+    }
+  }
+  return violations
+}
+
+/**
+ * Every super validator's scan ingests the same updates, in the same order per synchronizer (updates
+ * of different synchronizers have no order between them: each SV interleaves them as they arrive).
+ */
+export const checkUpdateIdsAgree = (network: CoinNetwork): ReadonlyArray<string> => {
+  const [first, ...rest] = network.superValidators
+  if (first === undefined) return []
+  const bySynchronizer = (updates: ReadonlyArray<{ readonly update: { readonly updateId: string; readonly synchronizerId: string } }>) => {
+    const ids = new Map<string, Array<string>>()
+    for (const { update } of updates) {
+      let list = ids.get(update.synchronizerId)
+      if (list === undefined) ids.set(update.synchronizerId, (list = []))
+      list.push(update.updateId)
+    }
+    return ids
+  }
+  const reference = bySynchronizer(first.scan.updates)
+  const violations: Array<string> = []
+  for (const sv of rest) {
+    const own = bySynchronizer(sv.scan.updates)
+    for (const synchronizer of new Set([...reference.keys(), ...own.keys()])) {
+      const expected = reference.get(synchronizer) ?? []
+      const ids = own.get(synchronizer) ?? []
+      const at = ids.findIndex((id, i) => id !== expected[i])
+      if (at >= 0) violations.push(`${sv.name} scan diverges from ${first.name} on ${synchronizer} at update ${at}: ${ids[at]} vs ${expected[at]}`)
+      else if (ids.length !== expected.length) violations.push(`${sv.name} scan has ${ids.length} updates on ${synchronizer}, ${first.name} has ${expected.length}`)
+    }
+  }
+  return violations
+}
+
+/**
+ * Reassignment counters, per node and contract. A node sees the events of different synchronizers
+ * in any order (an assign can come before its unassign), so the rules do not depend on the order:
+ * every unassign has a counter one above the contract's previous one (0 at creation, then each
+ * assign's), no counter is used by two unassigns or two assigns, and every assign names an unassign
+ * the node also committed, with the same counter.
+ */
+export const checkReassignmentCounters = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  for (const node of network.participants) {
+    const history = new Map<ContractId, { created: boolean; unassigns: Map<number, string>; assigns: Map<number, string> }>()
+    const of = (id: ContractId) => {
+      let h = history.get(id)
+      if (h === undefined) history.set(id, (h = { created: false, unassigns: new Map(), assigns: new Map() }))
+      return h
+    }
+    for (const { update } of node.logic.log) {
+      if (update.kind === "transaction") continue
+      const event = update.event
+      if (event.kind === "unassign") {
+        const h = of(event.contractId)
+        if (h.unassigns.has(event.reassignmentCounter)) violations.push(`${nodeName(node)}: two unassigns of ${event.contractId} with counter ${event.reassignmentCounter}`)
+        h.unassigns.set(event.reassignmentCounter, event.unassignId)
+      } else {
+        const h = of(event.createdEvent.contractId)
+        if (h.assigns.has(event.reassignmentCounter)) violations.push(`${nodeName(node)}: two assigns of ${event.createdEvent.contractId} with counter ${event.reassignmentCounter}`)
+        h.assigns.set(event.reassignmentCounter, event.unassignId)
+      }
+    }
+    // Which of the reassigned contracts were created here (most contracts never move: only those are looked up).
+    if (history.size > 0) {
+      for (const { update } of node.logic.log) {
+        if (update.kind !== "transaction") continue
+        for (const n of update.nodes) {
+          const h = n.kind === "created" ? history.get(n.contractId) : undefined
+          if (h !== undefined) h.created = true
+        }
+      }
+    }
+    for (const [id, h] of history) {
+      for (const counter of h.unassigns.keys()) {
+        const previous = counter - 1
+        const known = previous === 0 ? h.created || h.assigns.size > 0 || h.unassigns.size > 0 : h.assigns.has(previous)
+        // A node that learnt of the contract through an assign only knows counters from there on.
+        if (!known && h.created) violations.push(`${nodeName(node)}: unassign of ${id} has counter ${counter}, but the contract never had counter ${previous} here`)
+      }
+      for (const [counter, unassignId] of h.assigns) {
+        const unassign = h.unassigns.get(counter)
+        if (unassign === undefined) violations.push(`${nodeName(node)}: assign of ${id} with counter ${counter} has no unassign with that counter here`)
+        else if (unassign !== unassignId) violations.push(`${nodeName(node)}: assign of ${id} names unassign ${unassignId}, expected ${unassign}`)
+      }
+    }
+  }
+  return violations
+}
+
+export const checkVerdicts = (network: CoinNetwork): ReadonlyArray<string> => {
+  const violations: Array<string> = []
+  for (const sv of network.superValidators) {
+    const seen = new Set<string>()
+    for (const { verdict } of sv.scan.verdictLog) {
+      if (seen.has(verdict.updateId)) violations.push(`${sv.name} scan stores two verdicts for ${verdict.updateId}`)
+      seen.add(verdict.updateId)
+    }
+    for (const { update } of sv.scan.updates) {
+      const verdict = sv.scan.verdictOf(update.updateId)
+      if (verdict === undefined) violations.push(`${sv.name} scan has update ${update.updateId} without a verdict`)
+      else if (verdict.verdict.result !== "VERDICT_RESULT_ACCEPTED") {
+        violations.push(`${sv.name} scan's verdict for committed update ${update.updateId} is ${verdict.verdict.result}`)
+      }
+    }
+  }
+  return violations
+}
+
+export const checkInvariants = (network: CoinNetwork, names: ReadonlyArray<InvariantName>): Record<string, ReadonlyArray<string>> => {
+  const results: Record<string, ReadonlyArray<string>> = {}
+  for (const name of names) {
+    switch (name) {
+      case "conservation":
+        results[name] = checkConservation(network).violations
+        break
+      case "no-double-spend":
+        results[name] = checkNoDoubleSpend(network)
+        break
+      case "offsets-increase":
+        results[name] = checkOffsets(network)
+        break
+      case "update-ids-agree":
+        results[name] = checkUpdateIdsAgree(network)
+        break
+      case "reassignment-counters":
+        results[name] = checkReassignmentCounters(network)
+        break
+      case "verdicts-deduplicated":
+        results[name] = checkVerdicts(network)
+        break
+      case "scans-converge":
+        results[name] = checkScansConverge(network)
+        break
+      case "stakeholders-committed":
+        results[name] = checkStakeholdersCommitted(network)
+        break
+      case "exactly-once":
+        results[name] = checkExactlyOnce(network)
+        break
+      case "commands-complete":
+        results[name] = checkCommandsComplete(network)
+        break
+      case "acs-converge":
+        results[name] = checkAcsConverge(network)
+        break
+    }
+  }
+  return results
+}

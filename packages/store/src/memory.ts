@@ -1,0 +1,108 @@
+/**
+ * The in-memory store, for simulations and property tests. Each write is checked and applied in
+ * one synchronous step, so it is atomic and needs no group commit. Bodies are kept as JSON text and
+ * parsed on every read, exactly like the SQL layer, so a body that would not survive PostgreSQL does
+ * not survive here either and callers can never mutate stored values.
+ *
+ * A `MemoryBacking` outlives the layers built on it: releasing a layer and building another one on
+ * the same backing is a "restart" that keeps everything (a simulated node crash and recovery).
+ */
+import { Effect, Option, type Scope } from "effect"
+import { type DuplicateSequence, type SequenceGap, StoreClosed } from "./errors.ts"
+import { checkHeads, compareCodePoints, type JournalEntry, type SnapshotEntry, type StoreStats } from "./model.ts"
+import { type EventStoreService, makeService } from "./service.ts"
+
+interface StoredEntry {
+  readonly kind: string
+  readonly json: string
+}
+
+/** The data of an in-memory store, shareable between successive layers. */
+export interface MemoryBacking {
+  readonly streams: Map<string, Array<StoredEntry>>
+  readonly snapshots: Map<string, Map<string, string>>
+}
+
+export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map() })
+
+/** @internal */
+export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStoreService, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    let closed = false
+    yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
+    const counters = { commits: 0, writes: 0, entries: 0, snapshotOps: 0 }
+    const headOf = (stream: string) => backing.streams.get(stream)?.length ?? 0
+
+    return makeService({
+      write: (prepared) =>
+        Effect.suspend((): Effect.Effect<void, StoreClosed | SequenceGap | DuplicateSequence> => {
+          if (closed) return Effect.fail(new StoreClosed())
+          const rejected = checkHeads(prepared, headOf)
+          if (rejected !== undefined) return Effect.fail(rejected)
+          for (const entry of prepared.entries) {
+            let stored = backing.streams.get(entry.stream)
+            if (stored === undefined) {
+              stored = []
+              backing.streams.set(entry.stream, stored)
+            }
+            stored.push({ kind: entry.kind, json: entry.json })
+          }
+          for (const op of prepared.snapshotOps) {
+            let area = backing.snapshots.get(op.stream)
+            if (op.json === null) {
+              area?.delete(op.key)
+              if (area?.size === 0) backing.snapshots.delete(op.stream)
+            } else {
+              if (area === undefined) {
+                area = new Map()
+                backing.snapshots.set(op.stream, area)
+              }
+              area.set(op.key, op.json)
+            }
+          }
+          counters.commits += 1
+          counters.writes += 1
+          counters.entries += prepared.entries.length
+          counters.snapshotOps += prepared.snapshotOps.length
+          return Effect.void
+        }),
+      reset: (stream) =>
+        Effect.suspend(() => {
+          if (closed) return Effect.fail(new StoreClosed())
+          if (stream === undefined) {
+            backing.streams.clear()
+            backing.snapshots.clear()
+          } else {
+            backing.streams.delete(stream)
+            backing.snapshots.delete(stream)
+          }
+          return Effect.void
+        }),
+      readStream: (stream, fromSeq, limit) =>
+        Effect.sync(() => {
+          const stored = backing.streams.get(stream) ?? []
+          const end = limit === undefined ? stored.length : Math.min(stored.length, fromSeq - 1 + limit)
+          const out: Array<JournalEntry> = []
+          for (let i = fromSeq - 1; i < end; i++) {
+            const entry = stored[i]!
+            out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(entry.json) })
+          }
+          return out
+        }),
+      streams: Effect.sync(() => [...backing.streams.keys()].sort(compareCodePoints)),
+      lastSeq: (stream) => Effect.sync(() => headOf(stream)),
+      getSnapshot: (stream, key) =>
+        Effect.sync(() => {
+          const json = backing.snapshots.get(stream)?.get(key)
+          return json === undefined ? Option.none() : Option.some<unknown>(JSON.parse(json))
+        }),
+      listSnapshots: (stream, prefix) =>
+        Effect.sync(() => {
+          const area = backing.snapshots.get(stream)
+          if (area === undefined) return []
+          const keys = [...area.keys()].filter((key) => key.startsWith(prefix)).sort(compareCodePoints)
+          return keys.map((key): SnapshotEntry => ({ stream, key, body: JSON.parse(area.get(key)!) }))
+        }),
+      stats: Effect.sync((): StoreStats => ({ ...counters }))
+    })
+  })

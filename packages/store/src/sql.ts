@@ -1,0 +1,260 @@
+/**
+ * The PostgreSQL store over `@effect/sql-pg`. Every table lives in one schema per node
+ * (`options.schema`), every statement names it explicitly, so several node processes can share one
+ * server (and one database) without seeing each other. Migrations run through `PgMigrator` with
+ * their bookkeeping table in the same schema. Writes go through the group-commit writer.
+ */
+import { NodeContext } from "@effect/platform-node"
+import * as PgMigrator from "@effect/sql-pg/PgMigrator"
+import type { PgClient } from "@effect/sql-pg/PgClient"
+import { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect, Option, type Scope } from "effect"
+import { StorageError, StoreConfigError } from "./errors.ts"
+import type { JournalEntry, SnapshotEntry } from "./model.ts"
+import { type EventStoreService, makeService } from "./service.ts"
+import { type CommitPlan, makeWriter, type WriterBackend } from "./writer.ts"
+
+export interface SqlStoreOptions {
+  /** PostgreSQL schema holding this node's tables (default "sandnet"); created if missing. */
+  readonly schema?: string
+  /** Most append requests per group commit (default 1024). */
+  readonly maxBatch?: number
+}
+
+export const DEFAULT_SCHEMA = "sandnet"
+/** Name of PgMigrator's bookkeeping table (inside the node's schema). */
+export const MIGRATIONS_TABLE = "sandnet_migrations"
+
+const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/
+
+/** A schema name the store accepts: lowercase letters, digits and `_`, not starting with a digit, at most 63 bytes. */
+export const validateSchema = (schema: string): Effect.Effect<string, StoreConfigError> =>
+  schemaPattern.test(schema)
+    ? Effect.succeed(schema)
+    : Effect.fail(
+      new StoreConfigError({
+        option: "schema",
+        message: `schema must match ${schemaPattern.source}, got ${JSON.stringify(schema)}`
+      })
+    )
+
+const storageError = (operation: string) => (error: SqlError | StorageError): StorageError => {
+  if (error._tag === "StorageError") return error
+  const detail = error.cause instanceof Error ? `: ${error.cause.message}` : ""
+  return new StorageError({ operation, message: `${error.message}${detail}`, cause: error.cause })
+}
+
+/**
+ * The migrations, in order. Keys are `<id>_<name>` (PgMigrator.fromRecord); never edit a released
+ * migration, add a new one.
+ *
+ * - `COLLATE "C"` on names: listings come out in code point order on every server, like the memory layer.
+ * - `body json` (not jsonb): the JSON text is kept as written, key order included.
+ * - `streams` holds each stream's head; a commit moves it from the expected value or fails, which
+ *   catches a second writer on the same schema. `events`' primary key rejects a doubled seq.
+ * - `sandnet_assert(ok, message)` raises SQLSTATE SN001 unless `ok`: lets one autocommitted
+ *   statement check its own effects and abort as a whole.
+ */
+export const migrations = (schema: string): Record<string, Effect.Effect<void, SqlError, SqlClient>> => ({
+  "1_journal": Effect.gen(function*() {
+    const sql = yield* SqlClient
+    yield* sql`CREATE TABLE ${sql(`${schema}.streams`)} (
+      stream text COLLATE "C" PRIMARY KEY,
+      last_seq bigint NOT NULL CHECK (last_seq >= 1)
+    )`
+    yield* sql`CREATE TABLE ${sql(`${schema}.events`)} (
+      stream text COLLATE "C" NOT NULL,
+      seq bigint NOT NULL CHECK (seq >= 1),
+      kind text NOT NULL,
+      body json NOT NULL,
+      PRIMARY KEY (stream, seq)
+    )`
+    yield* sql`CREATE TABLE ${sql(`${schema}.snapshots`)} (
+      stream text COLLATE "C" NOT NULL,
+      key text COLLATE "C" NOT NULL,
+      body json NOT NULL,
+      PRIMARY KEY (stream, key)
+    )`
+    yield* sql`CREATE FUNCTION ${sql(`${schema}.sandnet_assert`)}(ok boolean, message text) RETURNS boolean
+      LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF ok IS NOT TRUE THEN RAISE EXCEPTION '%', message USING ERRCODE = 'SN001'; END IF;
+        RETURN ok;
+      END
+      $fn$`
+  })
+})
+
+/**
+ * Creates the schema if needed and runs the pending migrations; returns the ids applied now. An
+ * up-to-date schema costs one query (the usual start), otherwise PgMigrator does the work (under
+ * its table lock, so concurrent starts are safe).
+ */
+export const migrate = (
+  schema: string
+): Effect.Effect<ReadonlyArray<readonly [number, string]>, StorageError | StoreConfigError, SqlClient | PgClient> =>
+  Effect.gen(function*() {
+    yield* validateSchema(schema)
+    const sql = yield* SqlClient
+    const all = migrations(schema)
+    const latest = Math.max(...Object.keys(all).map((key) => Number.parseInt(key, 10)))
+    const applied = yield* sql<{ latest: number | null }>`
+      SELECT max(migration_id) AS latest FROM ${sql(`${schema}.${MIGRATIONS_TABLE}`)}`.pipe(
+      Effect.map((rows) => rows[0]?.latest ?? 0),
+      Effect.orElseSucceed(() => 0)
+    )
+    if (applied >= latest) return []
+    // Two processes racing on CREATE SCHEMA IF NOT EXISTS can collide on the catalog; once more settles it.
+    yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`.pipe(
+      Effect.retry({ times: 1 }),
+      Effect.mapError(storageError("create schema"))
+    )
+    return yield* PgMigrator.run({
+      loader: PgMigrator.fromRecord(all),
+      table: `${schema}.${MIGRATIONS_TABLE}`
+    }).pipe(
+      Effect.provide(NodeContext.layer),
+      Effect.mapError((error) =>
+        error._tag === "MigrationError"
+          ? new StorageError({ operation: "migrate", message: error.message, cause: error })
+          : storageError("migrate")(error)
+      )
+    )
+  })
+
+/** Drops a node's schema and everything in it (tests, decommissioning a node). */
+export const dropSchema = (schema: string): Effect.Effect<void, StorageError | StoreConfigError, SqlClient> =>
+  Effect.gen(function*() {
+    yield* validateSchema(schema)
+    const sql = yield* SqlClient
+    yield* sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`.pipe(Effect.mapError(storageError("drop schema")))
+  })
+
+type Seq = string | number
+
+/** @internal */
+export const makeSqlStore = (
+  options: SqlStoreOptions = {}
+): Effect.Effect<EventStoreService, StorageError | StoreConfigError, SqlClient | PgClient | Scope.Scope> =>
+  Effect.gen(function*() {
+    const schema = yield* validateSchema(options.schema ?? DEFAULT_SCHEMA)
+    yield* migrate(schema)
+    const sql = yield* SqlClient
+    const streamsT = sql(`${schema}.streams`)
+    const eventsT = sql(`${schema}.events`)
+    const snapshotsT = sql(`${schema}.snapshots`)
+
+    const assertT = sql(`${schema}.sandnet_assert`)
+
+    // One autocommitted statement (one round trip, one commit): the events, the head moves and the
+    // snapshot ops, each a data-modifying CTE (PostgreSQL runs them all to completion whether or not
+    // the main query reads them), only those the plan needs. The final assertion aborts the whole
+    // statement if a head was not where this writer expected it (another writer on the schema); the
+    // primary key does if a seq is taken.
+    const headsMoved = `stream heads in schema ${schema} moved under the store: is another process writing to it?`
+    const commit = (plan: CommitPlan) => {
+      const puts = plan.snapshotOps.filter((op) => op.json !== null)
+      const deletes = plan.snapshotOps.filter((op) => op.json === null)
+      const ctes: Array<Fragment> = []
+      if (plan.entries.length > 0) {
+        ctes.push(sql`new_events AS (
+          INSERT INTO ${eventsT} (stream, seq, kind, body)
+          SELECT * FROM unnest(
+            ${plan.entries.map((e) => e.stream)}::text[], ${plan.entries.map((e) => e.seq)}::int8[],
+            ${plan.entries.map((e) => e.kind)}::text[], ${plan.entries.map((e) => e.json)}::json[]))`)
+      }
+      // Heads: existing streams move from `expected` to `last`; new streams (expected 0) are created.
+      const moving = plan.heads.filter((h) => h.expected > 0)
+      const creating = plan.heads.filter((h) => h.expected === 0)
+      const counted: Array<Fragment> = []
+      if (moving.length > 0) {
+        ctes.push(sql`moved AS (
+          UPDATE ${streamsT} AS h SET last_seq = t.last_seq
+          FROM unnest(${moving.map((h) => h.stream)}::text[], ${moving.map((h) => h.expected)}::int8[],
+            ${moving.map((h) => h.last)}::int8[]) AS t(stream, expected, last_seq)
+          WHERE h.stream = t.stream AND h.last_seq = t.expected
+          RETURNING 1)`)
+        counted.push(sql`(SELECT count(*) FROM moved)`)
+      }
+      if (creating.length > 0) {
+        ctes.push(sql`created AS (
+          INSERT INTO ${streamsT} (stream, last_seq)
+          SELECT * FROM unnest(${creating.map((h) => h.stream)}::text[], ${creating.map((h) => h.last)}::int8[])
+          RETURNING 1)`)
+        counted.push(sql`(SELECT count(*) FROM created)`)
+      }
+      if (deletes.length > 0) {
+        ctes.push(sql`deleted AS (
+          DELETE FROM ${snapshotsT} AS s
+          USING unnest(${deletes.map((op) => op.stream)}::text[], ${deletes.map((op) => op.key)}::text[]) AS d(stream, key)
+          WHERE s.stream = d.stream AND s.key = d.key)`)
+      }
+      if (puts.length > 0) {
+        ctes.push(sql`put AS (
+          INSERT INTO ${snapshotsT} (stream, key, body)
+          SELECT * FROM unnest(
+            ${puts.map((op) => op.stream)}::text[], ${puts.map((op) => op.key)}::text[], ${puts.map((op) => op.json)}::json[])
+          ON CONFLICT (stream, key) DO UPDATE SET body = EXCLUDED.body)`)
+      }
+      if (ctes.length === 0) return Effect.void
+      const result = counted.length > 0
+        ? sql`SELECT ${assertT}(${sql.join(" + ", false)(counted)} = ${plan.heads.length}, ${headsMoved})`
+        : sql`SELECT 1`
+      return sql`WITH ${sql.join(",\n", false)(ctes)} ${result}`.pipe(Effect.asVoid, Effect.mapError(storageError("commit")))
+    }
+
+    const backend: WriterBackend = {
+      loadHeads: sql<{ stream: string; last_seq: Seq }>`SELECT stream, last_seq FROM ${streamsT}`.pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [row.stream, Number(row.last_seq)] as const))),
+        Effect.mapError(storageError("loadHeads"))
+      ),
+      commit,
+      reset: (stream) =>
+        (stream === undefined
+          ? sql`TRUNCATE ${eventsT}, ${streamsT}, ${snapshotsT}`.pipe(Effect.asVoid)
+          : Effect.all([
+            sql`DELETE FROM ${eventsT} WHERE stream = ${stream}`,
+            sql`DELETE FROM ${streamsT} WHERE stream = ${stream}`,
+            sql`DELETE FROM ${snapshotsT} WHERE stream = ${stream}`
+          ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
+    }
+    const writer = yield* makeWriter(backend, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
+
+    return makeService({
+      write: writer.write,
+      reset: writer.reset,
+      readStream: (stream, fromSeq, limit) =>
+        sql<{ seq: Seq; kind: string; body: unknown }>`
+          SELECT seq, kind, body FROM ${eventsT}
+          WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit ?? null}`.pipe(
+          Effect.map((rows) =>
+            rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))
+          ),
+          Effect.mapError(storageError("readStream"))
+        ),
+      streams: sql<{ stream: string }>`SELECT stream FROM ${streamsT} ORDER BY stream`.pipe(
+        Effect.map((rows) => rows.map((row) => row.stream)),
+        Effect.mapError(storageError("streams"))
+      ),
+      lastSeq: (stream) =>
+        sql<{ last_seq: Seq }>`SELECT last_seq FROM ${streamsT} WHERE stream = ${stream}`.pipe(
+          Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].last_seq))),
+          Effect.mapError(storageError("lastSeq"))
+        ),
+      getSnapshot: (stream, key) =>
+        sql<{ body: unknown }>`SELECT body FROM ${snapshotsT} WHERE stream = ${stream} AND key = ${key}`.pipe(
+          Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(rows[0].body))),
+          Effect.mapError(storageError("getSnapshot"))
+        ),
+      listSnapshots: (stream, prefix) =>
+        sql<{ key: string; body: unknown }>`
+          SELECT key, body FROM ${snapshotsT}
+          WHERE stream = ${stream} AND starts_with(key, ${prefix}) ORDER BY key`.pipe(
+          Effect.map((rows) => rows.map((row): SnapshotEntry => ({ stream, key: row.key, body: row.body }))),
+          Effect.mapError(storageError("listSnapshots"))
+        ),
+      stats: writer.stats
+    })
+  })

@@ -1,0 +1,64 @@
+/** What is specific to the embedded PGlite layer: data directory lock, start-up origin, crash recovery. */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { EmbeddedPglite, EventStore } from "../src/index.ts"
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-store-node-"))
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+describe("embedded PGlite", () => {
+  it.live("reports where it started from, and releases its lock on close", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(root, "origin")
+      const layer = EventStore.pglite({ dataDir })
+      const first = yield* Effect.provide(EmbeddedPglite, layer)
+      expect(["template", "template-created"]).toContain(first.origin)
+      expect(first.dataDir).toBe(dataDir)
+      expect(first.port).toBeGreaterThan(0)
+      expect(fs.existsSync(path.join(dataDir, "pglite.lock"))).toBe(false)
+      const second = yield* Effect.provide(EmbeddedPglite, layer)
+      expect(second.origin).toBe("existing")
+    }))
+
+  it.live("refuses a data directory that another store has open", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(root, "locked")
+      const error = yield* Effect.gen(function*() {
+        yield* EventStore
+        return yield* Effect.flip(Effect.provide(EventStore, EventStore.pglite({ dataDir })))
+      }).pipe(Effect.provide(EventStore.pglite({ dataDir })))
+      expect(error._tag).toBe("StoreConfigError")
+      expect(error.message).toContain(`in use by process ${process.pid}`)
+    }))
+
+  it.live("keeps acknowledged writes when the process is killed (no clean close)", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(root, "crash")
+      const fixture = fileURLToPath(new URL("./fixtures/crash-writer.ts", import.meta.url))
+      const child = spawnSync(process.execPath, ["--import", "tsx", fixture, dataDir], {
+        encoding: "utf8",
+        timeout: 120_000
+      })
+      expect(child.stdout).toContain("acknowledged")
+      expect(child.signal).toBe("SIGKILL")
+      // the dead process's lock is still there and gets taken over
+      expect(fs.readFileSync(path.join(dataDir, "pglite.lock"), "utf8")).toBe(String(child.pid))
+
+      yield* Effect.gen(function*() {
+        const store = yield* EventStore
+        expect((yield* store.streams()).length).toBe(20)
+        for (let i = 0; i < 20; i++) {
+          expect((yield* store.readStream(`s${i}`)).map((e) => e.body)).toEqual(
+            Array.from({ length: 5 }, (_, j) => ({ i, j }))
+          )
+        }
+        expect(yield* store.getSnapshot("s0", "state")).toEqual(Option.some({ acknowledged: true }))
+        yield* store.append([{ stream: "s0", seq: 6, kind: "k", body: "after recovery" }])
+      }).pipe(Effect.provide(EventStore.pglite({ dataDir })))
+    }))
+})
