@@ -81,6 +81,9 @@ interface ParsedAmount {
   readonly initial: Amount
   readonly rate: Amount
   readonly createdAt: number
+  /** The value at the round last asked for: wallets value every coin on every transfer, rounds change every tick. */
+  valuedAt: number
+  value: Amount
 }
 
 /** Payloads are immutable: each coin's amount is parsed once, however often it is valued. */
@@ -89,7 +92,7 @@ const parsedAmounts = new WeakMap<ExpiringAmount, ParsedAmount>()
 const parsed = (amount: ExpiringAmount): ParsedAmount => {
   let value = parsedAmounts.get(amount)
   if (value === undefined) {
-    value = { initial: amountOf(amount.initialAmount), rate: amountOf(amount.ratePerRound.rate), createdAt: roundNumber(amount.createdAt) }
+    value = { initial: amountOf(amount.initialAmount), rate: amountOf(amount.ratePerRound.rate), createdAt: roundNumber(amount.createdAt), valuedAt: -1, value: 0n }
     parsedAmounts.set(amount, value)
   }
   return value
@@ -108,7 +111,11 @@ export const accruedHoldingFee = (amount: ExpiringAmount, round: number): Amount
 /** The amount a coin is worth in `round`: initial amount minus accrued holding fees, at least zero. */
 export const currentAmount = (amount: ExpiringAmount, round: number): Amount => {
   const p = parsed(amount)
-  return maxAmount(0n, p.initial - feeUntil(p, round))
+  if (p.valuedAt !== round) {
+    p.value = maxAmount(0n, p.initial - feeUntil(p, round))
+    p.valuedAt = round
+  }
+  return p.value
 }
 
 /** Dust: a coin whose initial amount is below the fee it has accrued (it is worth nothing). */

@@ -72,6 +72,21 @@ export class ActiveContractSet {
     }
   }
 
+  /**
+   * The same contracts as `ofTemplate`, as an array, filtered on the way: wallets read their
+   * party's coins on every transfer, and a generator's per-item cost showed in profiles.
+   */
+  listOfTemplate(templateId: string, party: PartyId, keep: (contract: ActiveContract) => boolean): Array<ActiveContract> {
+    const out: Array<ActiveContract> = []
+    const ids = this.index.get(templateId)?.get(party)
+    if (ids === undefined) return out
+    for (const id of ids) {
+      const contract = this.contracts.get(id)
+      if (contract !== undefined && keep(contract)) out.push(contract)
+    }
+    return out
+  }
+
   countOf(templateId: string, party: PartyId): number {
     return this.index.get(templateId)?.get(party)?.size ?? 0
   }
