@@ -132,15 +132,59 @@ export const ReassignmentUpdate = Schema.Struct({
 })
 export type ReassignmentUpdate = typeof ReassignmentUpdate.Type
 
+/** The updates that go through a synchronizer's protocol: transactions and reassignments (what scans ingest). */
 export const Update = Schema.Union(TransactionUpdate, ReassignmentUpdate)
 export type Update = typeof Update.Type
+
+export const ParticipantPermissionName = Schema.Literal("Submission", "Confirmation", "Observation")
+export type ParticipantPermissionName = typeof ParticipantPermissionName.Type
+
+/**
+ * A participant authorization topology event: `participantId` (a participant uid) started hosting
+ * `partyId` with `permission`. Sandnet hosts parties once and never changes or revokes a hosting,
+ * so "added" is the only kind.
+ */
+export const ParticipantAuthorizationEvent = Schema.Struct({
+  kind: Schema.Literal("authorizationAdded"),
+  partyId: Schema.String,
+  participantId: Schema.String,
+  permission: ParticipantPermissionName
+})
+export type ParticipantAuthorizationEvent = typeof ParticipantAuthorizationEvent.Type
+
+/**
+ * A topology transaction that became effective at a participant and changed the hosting of one of
+ * its parties (the ledger API's TopologyTransaction update). It occupies its own offset in that
+ * participant's log; it has no verdict and no command, and scans never ingest it.
+ */
+export const TopologyUpdate = Schema.Struct({
+  kind: Schema.Literal("topology"),
+  updateId: Schema.String,
+  synchronizerId: Schema.String,
+  /** When the change became effective (the ledger clock at the hosting). */
+  recordTime: Schema.Number,
+  /** Non-empty. */
+  events: Schema.Array(ParticipantAuthorizationEvent)
+})
+export type TopologyUpdate = typeof TopologyUpdate.Type
+
+/** Everything a participant's update log holds: protocol updates and topology updates. */
+export const ParticipantUpdate = Schema.Union(TransactionUpdate, ReassignmentUpdate, TopologyUpdate)
+export type ParticipantUpdate = typeof ParticipantUpdate.Type
 
 /** One entry of a node's update log: the update as that node saw it, at that node's offset. */
 export const CommittedUpdate = Schema.Struct({
   offset: Schema.Number,
-  update: Update
+  update: ParticipantUpdate
 })
 export type CommittedUpdate = typeof CommittedUpdate.Type
+
+/** A log entry holding a transaction or a reassignment (what a scan ingests), at the node's offset. */
+export const CommittedLedgerUpdate = Schema.Struct({
+  offset: Schema.Number,
+  update: Update
+})
+export type CommittedLedgerUpdate = typeof CommittedLedgerUpdate.Type
 
 export const Quorum = Schema.Struct({ parties: Parties, threshold: Schema.Number })
 export type Quorum = typeof Quorum.Type

@@ -131,7 +131,8 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
         const uid = participantUid(name, namespace)
         topology.addParticipant({ uid, name, address: uid, isSuperValidator })
         const participant = yield* makeParticipant({ uid, name, namespace, isSuperValidator, defaultSynchronizer }, registry)
-        const operator = yield* Effect.orDie(participant.allocateParty(name))
+        // its topology update is committed by submitGenesis (see ParticipantLogic.reserveParty)
+        const operator = yield* Effect.orDie(participant.logic.reserveParty(name))
         return { participant, operator }
       })
     for (let i = 1; i <= config.superValidators; i++) {
@@ -189,10 +190,19 @@ const genesisParameters = (network: CoinNetwork, now: Micros): GenesisParameters
  * Submits the genesis transaction (CoinRules, the first mining rounds, DsoRules, AnsRules,
  * ExternalPartyCoinRules, validator licenses: coin/genesis.ts) from the first super validator. The
  * driver must deliver messages until it completes.
+ *
+ * Before it, every participant commits the topology updates of the parties it hosts from the
+ * start: its operator, and the DSO party on super validators (hosting at genesis is built, not
+ * journaled; these updates are, with everything genesis commits).
  */
 export const submitGenesis = (network: CoinNetwork): Effect.Effect<void, unknown> =>
   Effect.gen(function* () {
     const now = micros.fromNanos(yield* Clock.currentTimeNanos)
+    for (const sv of network.superValidators) {
+      sv.participant.logic.authorizationAdded(sv.operator, now)
+      sv.participant.logic.authorizationAdded(network.dso, now)
+    }
+    for (const v of network.validators) v.participant.logic.authorizationAdded(v.operator, now)
     const sv1 = network.superValidators[0]!
     yield* sv1.participant.submit({ actAs: [network.dso], commandId: "genesis", commands: genesisCommands(genesisParameters(network, now)) })
   })

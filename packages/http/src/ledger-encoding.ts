@@ -1,15 +1,15 @@
 /**
  * JSON shapes of the ledger surface's engine endpoints (canton-json-api-v2.yaml, 3.5) and their
  * conversions: request formats into the engine's (LedgerApi.UpdateFormat, EventFormat, Command),
- * the engine's views into JsTransaction, JsTransactionTree, JsReassignment, OffsetCheckpoint,
- * CreatedEvent / ArchivedEvent / ExercisedEvent.
+ * the engine's views into JsTransaction, JsTransactionTree, JsReassignment, JsTopologyTransaction,
+ * OffsetCheckpoint, CreatedEvent / ArchivedEvent / ExercisedEvent.
  *
  * Output conventions (as Canton's JSON encoder prints protobuf messages): absent optional strings
  * of the message are `""` (commandId, workflowId), absent optional messages and values are `null`
  * (traceContext, contractKey, externalTransactionHash, paidTrafficCost), lists are `[]`. Times are
  * ISO-8601 with microseconds; bytes (createdEventBlob, externalTransactionHash) standard base64.
  */
-import { toIso, type Json, type JsonObject } from "@sandnet/core"
+import { invariant, toIso, uidWithoutPrefix, type Json, type JsonObject } from "@sandnet/core"
 import { External, LedgerApi, type Command } from "@sandnet/engine"
 import { Either, Schema } from "effect"
 import { InvalidRequest } from "./errors.ts"
@@ -176,7 +176,8 @@ export const toUpdateFormat = (format: UpdateFormat, field: string): Either.Eith
 
 /**
  * The update format of a GetUpdatesRequest: `updateFormat`, or the deprecated `filter` + `verbose`
- * (transactions as ACS delta, reassignments and topology events of the filter's parties), never both.
+ * (transactions as ACS delta and reassignments of the filter's parties; no topology events, as
+ * Canton's JSON API converts it), never both.
  */
 export const updateFormatOfRequest = (
   request: { readonly filter?: TransactionFilter | undefined; readonly verbose?: boolean | undefined; readonly updateFormat?: UpdateFormat | undefined },
@@ -192,7 +193,7 @@ export const updateFormatOfRequest = (
   return Either.map(toEventFormat(request.filter, request.verbose ?? false, "filter"), (eventFormat) => ({
     transactions: { eventFormat, shape: "ACS_DELTA" as const },
     reassignments: eventFormat,
-    topologyParties: LedgerApi.partiesOf(eventFormat)
+    topologyParties: undefined
   }))
 }
 
@@ -432,14 +433,48 @@ export const JsReassignment = Schema.Struct({
   paidTrafficCost: Schema.NullOr(Int)
 }).annotations({ identifier: "JsReassignment" })
 
+export const ParticipantPermission = Schema.Literal(
+  "PARTICIPANT_PERMISSION_UNSPECIFIED",
+  "PARTICIPANT_PERMISSION_SUBMISSION",
+  "PARTICIPANT_PERMISSION_CONFIRMATION",
+  "PARTICIPANT_PERMISSION_OBSERVATION"
+)
+export type ParticipantPermission = typeof ParticipantPermission.Type
+
+const ParticipantAuthorization = (name: string) =>
+  Schema.Struct({ partyId: Schema.String, participantId: Schema.String, participantPermission: ParticipantPermission }).annotations({
+    identifier: `${name}1`,
+    title: name
+  })
+
+export const TopologyEventEvent = Schema.Union(
+  Schema.Struct({ Empty: Schema.Struct({}) }),
+  Schema.Struct({ ParticipantAuthorizationAdded: Schema.Struct({ value: ParticipantAuthorization("ParticipantAuthorizationAdded") }) }),
+  Schema.Struct({ ParticipantAuthorizationChanged: Schema.Struct({ value: ParticipantAuthorization("ParticipantAuthorizationChanged") }) }),
+  Schema.Struct({ ParticipantAuthorizationOnboarding: Schema.Struct({ value: ParticipantAuthorization("ParticipantAuthorizationOnboarding") }) }),
+  Schema.Struct({
+    ParticipantAuthorizationRevoked: Schema.Struct({
+      value: Schema.Struct({ partyId: Schema.String, participantId: Schema.String }).annotations({
+        identifier: "ParticipantAuthorizationRevoked1",
+        title: "ParticipantAuthorizationRevoked"
+      })
+    })
+  })
+).annotations({ identifier: "TopologyEventEvent" })
+
+export const TopologyEvent = Schema.Struct({ event: TopologyEventEvent }).annotations({ identifier: "TopologyEvent" })
+export type TopologyEvent = typeof TopologyEvent.Type
+
+/** As upstream's JsTopologyTransaction (a non-empty list of topology events). */
 export const JsTopologyTransaction = Schema.Struct({
   updateId: Schema.String,
   offset: Int,
   synchronizerId: Schema.String,
   recordTime: Schema.String,
-  events: Schema.Array(Schema.Unknown),
+  events: Schema.Array(TopologyEvent),
   traceContext: Schema.NullOr(JsTraceContext)
 }).annotations({ identifier: "JsTopologyTransaction" })
+export type JsTopologyTransaction = typeof JsTopologyTransaction.Type
 
 const OffsetCheckpointItem = Schema.Struct({ OffsetCheckpoint: Schema.Struct({ value: OffsetCheckpointValue }) })
 const ReassignmentItem = Schema.Struct({ Reassignment: Schema.Struct({ value: JsReassignment }) })
@@ -622,6 +657,30 @@ export const renderReassignment = (view: LedgerApi.ReassignmentView): typeof JsR
   }
 }
 
+const PERMISSIONS = {
+  Submission: "PARTICIPANT_PERMISSION_SUBMISSION",
+  Confirmation: "PARTICIPANT_PERMISSION_CONFIRMATION",
+  Observation: "PARTICIPANT_PERMISSION_OBSERVATION"
+} as const satisfies Record<string, ParticipantPermission>
+
+/** The ledger API's name of a participant permission. */
+export const renderPermission = (permission: keyof typeof PERMISSIONS): ParticipantPermission => PERMISSIONS[permission]
+
+export const renderTopologyTransaction = (view: LedgerApi.TopologyTransactionView): JsTopologyTransaction => ({
+  updateId: view.update.updateId,
+  offset: view.offset,
+  synchronizerId: view.update.synchronizerId,
+  recordTime: toIso(view.update.recordTime),
+  events: view.events.map((e) => ({
+    event: {
+      ParticipantAuthorizationAdded: {
+        value: { partyId: e.partyId, participantId: uidWithoutPrefix(e.participantId), participantPermission: renderPermission(e.permission) }
+      }
+    }
+  })),
+  traceContext: null
+})
+
 export const renderCheckpoint = (checkpoint: LedgerApi.CheckpointView) => ({
   OffsetCheckpoint: {
     value: {
@@ -637,12 +696,16 @@ export const renderUpdate = (item: LedgerApi.StreamItem): Update => {
       return { Transaction: { value: renderTransaction(item) } }
     case "reassignment":
       return { Reassignment: { value: renderReassignment(item) } }
+    case "topology":
+      return { TopologyTransaction: { value: renderTopologyTransaction(item) } }
     case "checkpoint":
       return renderCheckpoint(item)
   }
 }
 
+/** Trees have no topology variant: their format never asks for topology events (resolveUpdateFormat). */
 export const renderUpdateTree = (item: LedgerApi.StreamItem): typeof UpdateTree.Type => {
+  invariant(item.kind !== "topology", "a tree stream never carries topology updates")
   switch (item.kind) {
     case "transaction":
       return { TransactionTree: { value: renderTree(item) } }

@@ -270,7 +270,8 @@ export const PartyRoutes = Layer.merge(
                 while (logic.topology.isKnownParty(makePartyId(`party-${n}`, logic.config.namespace))) n++
                 chosen = `party-${n}`
               }
-              return yield* Either.mapLeft(logic.allocateParty(chosen), partyExists)
+              const synchronizerId = payload.synchronizerId !== undefined && payload.synchronizerId !== "" ? payload.synchronizerId : undefined
+              return yield* Either.mapLeft(logic.allocateParty(chosen, engine.clock.now, synchronizerId), partyExists)
             })
           )
           yield* grantActAs(payload.userId, party)
@@ -331,7 +332,7 @@ export const PartyRoutes = Layer.merge(
               )
               yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
               return yield* Either.mapLeft(
-                LedgerApi.hostExternalParty(engine.network, engine.topology, verified),
+                LedgerApi.hostExternalParty(engine.network, engine.topology, verified, engine.clock.now, payload.synchronizer === "" ? undefined : payload.synchronizer),
                 (error): HandlerError =>
                   error._tag === "PartyAlreadyExists" ? partyExists(error) : invalidBody("onboardingTransactions", error.message)
               )

@@ -17,6 +17,11 @@
  *
  * Rights (as Canton's UpdateServiceAuthorization): CanReadAs of every party of the filters,
  * CanReadAsAnyParty for filtersForAnyParty (and for topology events of all parties).
+ *
+ * Topology updates (TopologyTransaction with ParticipantAuthorizationAdded events, when the
+ * participant started hosting a party) are items of `/v2/updates` (and flats) and the websocket
+ * forms, and answers of the update lookups, when `updateFormat.includeTopologyEvents` asks for
+ * them; never of the deprecated transaction lookups, trees or the `filter` form.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
@@ -44,8 +49,10 @@ import {
   JsTransactionTree,
   CreatedEvent,
   Parties,
+  ParticipantPermission,
   readersOf,
   renderCreated,
+  renderPermission,
   renderTransaction,
   renderTree,
   renderUpdate,
@@ -126,12 +133,6 @@ export const JsGetActiveContractsResponse = Schema.Struct({
   streamContinuationToken: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "JsGetActiveContractsResponse" })
 
-const ParticipantPermission = Schema.Literal(
-  "PARTICIPANT_PERMISSION_UNSPECIFIED",
-  "PARTICIPANT_PERMISSION_SUBMISSION",
-  "PARTICIPANT_PERMISSION_CONFIRMATION",
-  "PARTICIPANT_PERMISSION_OBSERVATION"
-)
 export const GetConnectedSynchronizersResponse = Schema.Struct({
   connectedSynchronizers: Schema.Array(
     Schema.Struct({ synchronizerAlias: Schema.String, synchronizerId: Schema.String, permission: ParticipantPermission }).annotations({
@@ -576,12 +577,6 @@ const lookupTree = (node: LedgerNode, by: { readonly updateId: string } | { read
 
 const ledger = Surfaces.ledger
 
-const PERMISSIONS = {
-  Submission: "PARTICIPANT_PERMISSION_SUBMISSION",
-  Confirmation: "PARTICIPANT_PERMISSION_CONFIRMATION",
-  Observation: "PARTICIPANT_PERMISSION_OBSERVATION"
-} as const
-
 export const UPDATE_ENDPOINTS = [
   GetUpdates,
   GetUpdatesFlat,
@@ -671,7 +666,7 @@ export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
                   : logic.topology.synchronizers().map((s) => ({
                       synchronizerAlias: s.name,
                       synchronizerId: s.synchronizerId,
-                      permission: PERMISSIONS[permission]
+                      permission: renderPermission(permission)
                     }))
             }
           })

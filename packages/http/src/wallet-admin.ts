@@ -179,7 +179,7 @@ export const AdminRoutes = Layer.mergeAll(
       withWallet((view) =>
         Effect.gen(function* () {
           const verified = yield* orFail(External.walletSubmitExternalPartyTopology(payload, { participantUid: view.node.participant.logic.uid }), fromExternalError)
-          const party = yield* orFail(LedgerApi.hostExternalParty(view.engine.network, view.engine.topology, verified.party), (error): HandlerError =>
+          const party = yield* orFail(LedgerApi.hostExternalParty(view.engine.network, view.engine.topology, verified.party, view.engine.clock.now), (error): HandlerError =>
             error._tag === "PartyAlreadyExists" ? partyExists(error) : new InvalidRequest({ location: "body", detail: `signed_topology_txs: ${error.message}` })
           )
           return { party_id: party }

@@ -220,7 +220,7 @@ describe("external parties", () => {
       hosting: { threshold: 1, participants: [{ participantUid: uid, permission: "Confirmation" }] },
       signingKeys: { threshold: 1, keys: [{ raw, spki: new Uint8Array([48, 42, 1, 2]), fingerprint: `1220${"cd".repeat(32)}` }] }
     } as unknown as Parameters<typeof LedgerApi.hostExternalParty>[2]
-    const hosted = await Effect.runPromise(node.runtime.run((e) => Effect.sync(() => LedgerApi.hostExternalParty(e.network, e.topology, verified))))
+    const hosted = await Effect.runPromise(node.runtime.run((e) => Effect.sync(() => LedgerApi.hostExternalParty(e.network, e.topology, verified, e.clock.now))))
     expect(Either.isRight(hosted)).toBe(true)
     const keysBefore = LedgerApi.externalPartyKeys(engine.network, party)
     const hostingBefore = engine.topology.hosting(party)

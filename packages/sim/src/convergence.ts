@@ -5,7 +5,8 @@
  * - scans-converge: every super validator's scan holds the same verdicts (same update ids, same
  *   results) and the same updates;
  * - stakeholders-committed: every participant that hosts an informee of an ACCEPTED verdict
- *   committed its update, and every committed update has an ACCEPTED verdict;
+ *   committed its update, and every committed transaction or reassignment has an ACCEPTED verdict
+ *   (topology updates have none);
  * - exactly-once: no node commits an update twice, and no command (submitters and command id) is
  *   committed twice by the participant that submitted it;
  * - commands-complete: no command is still in flight anywhere (each got its completion);
@@ -64,6 +65,8 @@ export const checkStakeholdersCommitted = (network: CoinNetwork): ReadonlyArray<
   }
   for (const node of network.participants) {
     for (const { update } of node.logic.log) {
+      // topology updates are not confirmed by a mediator: they have no verdict
+      if (update.kind === "topology") continue
       const verdict = sv.scan.verdictOf(update.updateId)
       if (verdict === undefined) add(`${nameOf(node)} committed ${update.updateId}, for which ${sv.name}'s scan has no verdict`)
       else if (verdict.verdict.result !== "VERDICT_RESULT_ACCEPTED") add(`${nameOf(node)} committed ${update.updateId}, whose verdict is ${verdict.verdict.result}`)
@@ -83,7 +86,7 @@ export const checkExactlyOnce = (network: CoinNetwork): ReadonlyArray<string> =>
     for (const { update } of node.logic.log) {
       if (seen.has(update.updateId)) add(`${name} committed update ${update.updateId} twice`)
       seen.add(update.updateId)
-      if (update.submittingParticipant !== node.logic.uid) continue
+      if (update.kind === "topology" || update.submittingParticipant !== node.logic.uid) continue
       const submitters = update.kind === "transaction" ? update.submitters : [update.submitter]
       const key = commandKeyOf(update.commandId, submitters)
       const earlier = commands.get(key)

@@ -219,7 +219,7 @@ export const checkReassignmentCounters = (network: CoinNetwork): ReadonlyArray<s
       return h
     }
     for (const { update } of node.logic.log) {
-      if (update.kind === "transaction") continue
+      if (update.kind !== "reassignment") continue
       const event = update.event
       if (event.kind === "unassign") {
         const h = of(event.contractId)

@@ -117,7 +117,8 @@ export class Monitor {
           }
         }
       }
-      if (this.check.once && update.submittingParticipant === uid) {
+      // topology updates have no command
+      if (this.check.once && update.kind !== "topology" && update.submittingParticipant === uid) {
         const submitters = update.kind === "transaction" ? update.submitters : [update.submitter]
         const key = commandKeyOf(update.commandId, submitters)
         const earlier = this.committedCommands.get(key)

@@ -20,6 +20,11 @@
  *   (updates were filtered out, or none exist) and the range was not cut by the limit, one
  *   OffsetCheckpoint at the range's end closes the answer, with the record time of the last
  *   update of each synchronizer up to it.
+ * - Topology: a participant's log also holds topology updates (ParticipantAuthorizationAdded when
+ *   it started hosting a party). They are shown only when the update format asks for
+ *   participant authorization events, with the events of the listed parties (none listed: every
+ *   party), never in trees; otherwise they are filtered out like any update without visible
+ *   events (UPDATE_NOT_FOUND for lookups).
  *
  * Also here: created-event blobs (explicit disclosure), validation of commands against the
  * templates' Schemas, per-network state that the participant does not keep yet (uploaded
@@ -42,10 +47,12 @@ import {
   type Json,
   type JsonObject,
   type Micros,
+  type ParticipantAuthorizationEvent,
   type PackageDescription,
   type PartyId,
   type ReassignmentUpdate,
   type SynchronizerId,
+  type TopologyUpdate,
   type TransactionUpdate,
   type TxNode
 } from "@sandnet/core"
@@ -479,7 +486,8 @@ export const resolveUpdateFormat = (
         : yield* resolveEventFormatWith(resolver, format.reassignments, `${field}.includeReassignments`, unresolved, false)
     const error = unresolvedError(unresolved)
     if (error !== undefined) return yield* Either.left(error)
-    return { transactions, reassignments, topologyParties: format.topologyParties }
+    // Trees (the deprecated shape) carry no topology events.
+    return { transactions, reassignments, topologyParties: options.trees === true ? undefined : format.topologyParties }
   })
 
 /** The parties an event format names (its filtersByParty keys), sorted. */
@@ -652,7 +660,15 @@ export interface CheckpointView {
   readonly synchronizerTimes: ReadonlyArray<SynchronizerTime>
 }
 
-export type UpdateView = TransactionView | ReassignmentView
+export interface TopologyTransactionView {
+  readonly kind: "topology"
+  readonly offset: number
+  readonly update: TopologyUpdate
+  /** The events of the requested parties (non-empty). */
+  readonly events: ReadonlyArray<ParticipantAuthorizationEvent>
+}
+
+export type UpdateView = TransactionView | ReassignmentView | TopologyTransactionView
 
 export type StreamItem = UpdateView | CheckpointView
 
@@ -847,15 +863,29 @@ export const viewReassignment = (
   }
 }
 
+/**
+ * A topology update as participant authorization events of `parties` show it (empty: every party;
+ * the caller's right to read them was checked with the format); undefined when none is left.
+ */
+export const viewTopology = (entry: CommittedUpdate, parties: ReadonlyArray<PartyId>): TopologyTransactionView | undefined => {
+  const update = entry.update
+  if (update.kind !== "topology") return undefined
+  const events = parties.length === 0 ? update.events : update.events.filter((e) => parties.includes(e.partyId))
+  if (events.length === 0) return undefined
+  return { kind: "topology", offset: entry.offset, update, events }
+}
+
 /** One committed update as an update format shows it; undefined when everything is filtered out. */
-export const viewUpdate = (logic: ParticipantLogic, entry: CommittedUpdate, format: ResolvedUpdateFormat): UpdateView | undefined =>
-  entry.update.kind === "transaction"
-    ? format.transactions === undefined
-      ? undefined
-      : viewTransaction(logic, entry, format.transactions)
-    : format.reassignments === undefined
-      ? undefined
-      : viewReassignment(logic, entry, format.reassignments)
+export const viewUpdate = (logic: ParticipantLogic, entry: CommittedUpdate, format: ResolvedUpdateFormat): UpdateView | undefined => {
+  switch (entry.update.kind) {
+    case "transaction":
+      return format.transactions === undefined ? undefined : viewTransaction(logic, entry, format.transactions)
+    case "reassignment":
+      return format.reassignments === undefined ? undefined : viewReassignment(logic, entry, format.reassignments)
+    case "topology":
+      return format.topologyParties === undefined ? undefined : viewTopology(entry, format.topologyParties)
+  }
+}
 
 // =============================================================================================
 // Streams and lookups
@@ -991,6 +1021,8 @@ export const activeContractsAt = (
           active.delete(node.contractId)
         }
       }
+    } else if (update.kind === "topology") {
+      // changes no contract
     } else if (update.event.kind === "unassign") {
       active.delete(update.event.contractId)
     } else {
@@ -1129,13 +1161,18 @@ export class UnknownHostingParticipant extends Schema.TaggedError<UnknownHosting
 
 /**
  * Hosts a verified external party: its hosting (participants with `PAR::` uids, permissions,
- * threshold) goes into the topology, its signing keys into the network's ledger API state. Runs
+ * threshold) goes into the topology, its signing keys into the network's ledger API state, and each
+ * hosting participant of the network commits its topology update (ParticipantAuthorizationAdded). Runs
  * inside the engine's lock.
  */
 export const hostExternalParty = (
   network: CoinNetwork,
   topology: TopologyState,
-  party: External.VerifiedExternalParty
+  party: External.VerifiedExternalParty,
+  /** When the hosting becomes effective (the record time of the participants' topology updates). */
+  now: Micros,
+  /** The synchronizer the party was allocated on (the participants' default when not given). */
+  synchronizerId?: SynchronizerId
 ): Either.Either<PartyId, PartyAlreadyExists | UnknownHostingParticipant> => {
   if (topology.isKnownParty(party.partyId)) return Either.left(new PartyAlreadyExists({ party: party.partyId }))
   const participants: Array<{ participantUid: string; permission: ParticipantPermission }> = []
@@ -1146,6 +1183,11 @@ export const hostExternalParty = (
   }
   topology.setHosting({ party: party.partyId, participants, threshold: party.hosting.threshold, external: true })
   ledgerApiState(network).externalParties.set(party.partyId, party.signingKeys)
+  // Every hosting participant of this network starts hosting the party: each commits its
+  // topology update (with its own permission), in the network's participant order.
+  for (const node of network.participants) {
+    if (node.logic.hosts(party.partyId)) node.logic.authorizationAdded(party.partyId, now, synchronizerId)
+  }
   return Either.right(party.partyId)
 }
 

@@ -26,6 +26,7 @@ import {
   type PartyId,
   type ReassignmentUpdate,
   type SynchronizerId,
+  type TopologyUpdate,
   type TraceContext,
   type TrafficSummary,
   type TransactionUpdate,
@@ -126,7 +127,10 @@ export type ParticipantEvent =
     }
 
 export interface CommitListener {
-  /** Called for every update committed at this node, in offset order. */
+  /**
+   * Called for every transaction and reassignment committed at this node, in offset order (not
+   * for topology updates: nothing listens for them; replaying readers skip them by kind).
+   */
   readonly onCommitted?: (entry: CommittedUpdate, now: Micros) => ReadonlyArray<Outgoing>
   /** Called for every verdict this node receives (super validators receive all of them). */
   readonly onVerdict?: (verdict: Verdict, trafficSummary: TrafficSummary, request: ProtocolRequest) => void
@@ -354,6 +358,14 @@ export class ParticipantLogic {
   private applyCommit(entry: CommittedUpdate): void {
     invariant(entry.offset === this.ledgerEnd + 1, () => `offset ${entry.offset} must follow ledger end ${this.ledgerEnd}`)
     const update = entry.update
+    if (update.kind === "topology") {
+      // Hosting changes live in the topology; the log only records when they became effective.
+      invariant(!this.updateIndex.has(update.updateId), () => `topology update ${update.updateId} committed twice`)
+      this.ledgerEnd = entry.offset
+      this.log.push(entry)
+      this.updateIndex.set(update.updateId, this.log.length - 1)
+      return
+    }
     if (update.kind === "transaction") {
       for (const node of update.nodes) {
         if (node.kind === "created") {
@@ -445,7 +457,23 @@ export class ParticipantLogic {
 
   // ---------------------------------------------------------------- parties
 
-  allocateParty(hint: string): Either.Either<PartyId, PartyAlreadyExists> {
+  /**
+   * Allocates a local party (submission permission) and commits the topology update that records
+   * it, at the next offset, with `now` as its record time.
+   */
+  allocateParty(hint: string, now: Micros, synchronizerId?: SynchronizerId): Either.Either<PartyId, PartyAlreadyExists> {
+    const party = this.reserveParty(hint)
+    if (Either.isLeft(party)) return party
+    this.authorizationAdded(party.right, now, synchronizerId)
+    return party
+  }
+
+  /**
+   * Allocates a local party without its topology update. Only for the network's genesis, whose
+   * topology updates `submitGenesis` commits (journaled; a restarted node rebuilds the network
+   * without genesis and replays them).
+   */
+  reserveParty(hint: string): Either.Either<PartyId, PartyAlreadyExists> {
     const party = makePartyId(hint, this.config.namespace)
     if (this.topology.isKnownParty(party)) return Either.left(new PartyAlreadyExists({ party }))
     this.apply({ _tag: "PartyAllocated", party })
@@ -454,12 +482,36 @@ export class ParticipantLogic {
 
   /**
    * Hosts a party with an explicit hosting (an external party whose topology transactions were
-   * verified, or a party hosted on several participants), journaled like every allocation.
+   * verified, or a party hosted on several participants), journaled like every allocation. When
+   * this participant is one of the hosting participants, commits its topology update.
    */
-  hostParty(hosting: PartyHosting, signingKeys?: Json): Either.Either<PartyId, PartyAlreadyExists> {
+  hostParty(hosting: PartyHosting, now: Micros, signingKeys?: Json, synchronizerId?: SynchronizerId): Either.Either<PartyId, PartyAlreadyExists> {
     if (this.topology.isKnownParty(hosting.party)) return Either.left(new PartyAlreadyExists({ party: hosting.party }))
     this.apply({ _tag: "PartyHosted", hosting, signingKeys })
+    if (this.hosts(hosting.party)) this.authorizationAdded(hosting.party, now, synchronizerId)
     return Either.right(hosting.party)
+  }
+
+  /**
+   * Commits a topology update at the next offset: this participant started hosting `party` (with
+   * the permission the topology gives it), effective at `now` on `synchronizerId` (the default
+   * synchronizer when not given). The update id is a hash of the change (synchronizer, party,
+   * record time): every participant hosting the party from the same change gets the same id.
+   */
+  authorizationAdded(party: PartyId, now: Micros, synchronizerId: SynchronizerId = this.config.defaultSynchronizer): CommittedUpdate {
+    const permission = this.topology.permissionOf(this.uid, party)
+    invariant(permission !== undefined, () => `participant ${this.uid} does not host ${party}`)
+    invariant(this.topology.synchronizer(synchronizerId) !== undefined, () => `unknown synchronizer ${synchronizerId}`)
+    const update: TopologyUpdate = {
+      kind: "topology",
+      updateId: updateIdOf("topology", synchronizerId, party, String(now)),
+      synchronizerId,
+      recordTime: now,
+      events: [{ kind: "authorizationAdded", partyId: party, participantId: this.uid, permission }]
+    }
+    const entry: CommittedUpdate = { offset: this.ledgerEnd + 1, update }
+    this.apply({ _tag: "UpdateCommitted", entry })
+    return entry
   }
 
   signingKeysOf(party: PartyId): Json | undefined {
@@ -1262,7 +1314,7 @@ export const makeParticipant = (
           const done = logic.awaitCompletion(commandId, actAs, deferred)
           return done !== undefined ? Effect.succeed(done) : Deferred.await(deferred)
         }),
-      allocateParty: (hint) => Effect.suspend(() => logic.allocateParty(hint))
+      allocateParty: (hint) => Effect.flatMap(now, (t) => logic.allocateParty(hint, t))
     }
     if (recovered === undefined) yield* network.register(node)
     return node

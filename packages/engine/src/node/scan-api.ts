@@ -32,7 +32,7 @@ import {
   MICROS_PER_HOUR,
   type ActiveContract,
   type AppActivityRecords,
-  type CommittedUpdate,
+  type CommittedLedgerUpdate,
   type ContractId,
   type CreatedNode,
   type ExercisedNode,
@@ -452,7 +452,7 @@ const renderReassignment = (update: ReassignmentUpdate, offset: number, style: E
 }
 
 /** An update as /v0/updates (style v0) and /v1/updates (style v1) render it, with the scan's offset. */
-export const renderUpdate = (entry: CommittedUpdate, style: EventIdStyle, options: RenderOptions): UpdateHistoryItemJson => {
+export const renderUpdate = (entry: CommittedLedgerUpdate, style: EventIdStyle, options: RenderOptions): UpdateHistoryItemJson => {
   const update = entry.update
   if (update.kind === "reassignment") return renderReassignment(update, entry.offset, style, options)
   return {
@@ -464,7 +464,7 @@ export const renderUpdate = (entry: CommittedUpdate, style: EventIdStyle, option
 }
 
 /** An update as the events endpoint renders it (UpdateHistoryTransactionV2: no offset, sorted ids). */
-export const renderUpdateV2 = (entry: CommittedUpdate, options: RenderOptions): UpdateHistoryItemV2Json => {
+export const renderUpdateV2 = (entry: CommittedLedgerUpdate, options: RenderOptions): UpdateHistoryItemV2Json => {
   const update = entry.update
   if (update.kind === "reassignment") return renderReassignment(update, entry.offset, "v1", options)
   return {
@@ -911,7 +911,7 @@ const freeze = (acs: Map<ContractId, SnapshotEntry>): SnapshotContent => ({
   entries: [...acs.values()].sort((a, b) => (a.created.contractId < b.created.contractId ? -1 : a.created.contractId > b.created.contractId ? 1 : 0))
 })
 
-const applyToSnapshotAcs = (index: AcsSnapshotIndex, update: CommittedUpdate["update"], dso: PartyId): void => {
+const applyToSnapshotAcs = (index: AcsSnapshotIndex, update: CommittedLedgerUpdate["update"], dso: PartyId): void => {
   const isDsoContract = (c: CreatedNode) => c.signatories.includes(dso) || c.observers.includes(dso)
   if (update.kind === "transaction") {
     for (const node of update.nodes) {

@@ -2,10 +2,12 @@
  * A super validator's scan: ingests every update the DSO party sees (projected for the DSO), with
  * its verdict, traffic summary and app activity records, and every verdict the mediator sends
  * (rejected transactions have a verdict and no update). Verdicts are deduplicated by update id:
- * only the first one ingested is kept. Offsets are the SV participant's own.
+ * only the first one ingested is kept. Offsets are the SV participant's own (topology updates are
+ * not ingested: the scan's offsets skip theirs).
  */
 import {
   type AppActivityRecords,
+  type CommittedLedgerUpdate,
   type CommittedUpdate,
   type PartyId,
   type TrafficSummary,
@@ -22,11 +24,11 @@ export interface ScanVerdict {
 }
 
 /** Computes the app activity records of an update (set by the coin economy). */
-export type AppActivity = (entry: CommittedUpdate, traffic: TrafficSummary | undefined) => AppActivityRecords | undefined
+export type AppActivity = (entry: CommittedLedgerUpdate, traffic: TrafficSummary | undefined) => AppActivityRecords | undefined
 
 export class ScanStore implements CommitListener {
   /** DSO-visible updates in the SV's offset order. */
-  readonly updates: Array<CommittedUpdate> = []
+  readonly updates: Array<CommittedLedgerUpdate> = []
   private readonly byUpdateId = new Map<string, number>()
   private readonly verdicts = new Map<string, ScanVerdict>()
   /** Verdicts in ingestion order (the first per update id). */
@@ -44,6 +46,8 @@ export class ScanStore implements CommitListener {
 
   readonly onCommitted = (entry: CommittedUpdate): ReadonlyArray<Outgoing> => {
     const update = entry.update
+    // Topology updates have no verdict and are no part of the scan's history.
+    if (update.kind === "topology") return []
     const visible =
       update.kind === "transaction"
         ? projectTransaction(update, (p) => p === this.dso)
@@ -51,7 +55,7 @@ export class ScanStore implements CommitListener {
           ? update
           : undefined
     if (visible === undefined) return []
-    const ingested: CommittedUpdate = visible === update ? entry : { offset: entry.offset, update: visible }
+    const ingested: CommittedLedgerUpdate = { offset: entry.offset, update: visible }
     this.updates.push(ingested)
     this.byUpdateId.set(update.updateId, this.updates.length - 1)
     const records = this.appActivity(ingested, this.verdicts.get(update.updateId)?.trafficSummary)
@@ -76,7 +80,7 @@ export class ScanStore implements CommitListener {
     return true
   }
 
-  updateById(updateId: string): CommittedUpdate | undefined {
+  updateById(updateId: string): CommittedLedgerUpdate | undefined {
     const i = this.byUpdateId.get(updateId)
     return i === undefined ? undefined : this.updates[i]
   }

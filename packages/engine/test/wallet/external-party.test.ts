@@ -36,7 +36,7 @@ const onboardExternal = (e: Economy, node: WalletNode, keys: Keys, hint: string)
       { participantUid: participant.uid }
     )
   )
-  return Either.getOrThrow(LedgerApi.hostExternalParty(node.network, node.network.topology, submitted.party))
+  return Either.getOrThrow(LedgerApi.hostExternalParty(node.network, node.network.topology, submitted.party, e.clock.now))
 }
 
 const now = (e: Economy): Micros => e.clock.now
