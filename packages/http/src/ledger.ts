@@ -29,6 +29,7 @@ import { PackageRoutes, PackagesGroup, VersionGroup } from "./ledger-packages.ts
 import { PartiesGroup, PartyRoutes } from "./ledger-parties.ts"
 import { ReservedLedgerGroup, ReservedLedgerRoutes } from "./ledger-reserved.ts"
 import { StateGroup, UpdateRoutes, UpdatesGroup } from "./ledger-updates.ts"
+import { SandnetStorageGroup } from "./sandnet-storage.ts"
 import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -297,6 +298,7 @@ export const LedgerApi = HttpApi.make("ledger")
   .add(IdentityProvidersGroup)
   .add(UsersGroup)
   .add(SandnetGroup)
+  .add(SandnetStorageGroup)
   .add(ReservedLedgerGroup)
   .annotate(OpenApi.Title, "JSON Ledger API HTTP endpoints (Sandnet)")
   .annotate(OpenApi.Version, "3.5")

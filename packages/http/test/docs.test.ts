@@ -38,6 +38,20 @@ it("the ledger document has the reference's paths, operation ids and error shape
   expect(spec.components.schemas).not.toHaveProperty("HttpApiDecodeError")
   expect(spec.components.securitySchemes["apiKeyAuth"]).toMatchObject({ type: "apiKey", name: "Sec-WebSocket-Protocol" })
   expect(spec.components.securitySchemes["httpAuth"]).toMatchObject({ type: "http" })
+  // The developer controls beyond the spec are documented too: time, reset, snapshots.
+  expect(Object.keys(spec.paths)).toEqual(
+    expect.arrayContaining([
+      "/v2/sandnet/time",
+      "/v2/sandnet/time/advance",
+      "/v2/sandnet/reset",
+      "/v2/sandnet/snapshot",
+      "/v2/sandnet/snapshots",
+      "/v2/sandnet/snapshots/{snapshot-id}",
+      "/v2/sandnet/restore",
+      "/v2/sandnet/restore/archive"
+    ])
+  )
+  expect(spec.paths["/v2/sandnet/restore/archive"]?.["post"]?.operationId).toBe("postV2SandnetRestoreArchive")
 })
 
 it("scan, wallet and registry documents use {error} bodies and describe their endpoints", async () => {
