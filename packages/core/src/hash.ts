@@ -2,23 +2,28 @@
  * Hashing and canonical serialisation. Every id in Sandnet is derived from content through these
  * functions, never from wall time or randomness, so the same inputs give the same ids everywhere.
  */
-import { createHash } from "node:crypto"
+import * as crypto from "node:crypto"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 export type JsonObject = { readonly [key: string]: Json }
 
+/**
+ * One-shot hashing (`crypto.hash`, Node 20.12+) costs half of a Hash object's create, update and
+ * digest: ids are hashed several times per transaction, so it shows. Older Nodes use the object.
+ */
+const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") => string) | undefined = (
+  crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }
+).hash
+
 /** SHA-256 of UTF-8 text or bytes, as lowercase hex. */
-export const sha256Hex = (data: string | Uint8Array): string => createHash("sha256").update(data).digest("hex")
+export const sha256Hex = (data: string | Uint8Array): string =>
+  oneShot !== undefined ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex")
 
 /** SHA-256 over several parts, each length-prefixed so that ("ab","c") and ("a","bc") differ. */
 export const sha256OfParts = (...parts: ReadonlyArray<string>): string => {
-  const hash = createHash("sha256")
-  for (const part of parts) {
-    hash.update(String(part.length))
-    hash.update(":")
-    hash.update(part)
-  }
-  return hash.digest("hex")
+  let text = ""
+  for (const part of parts) text += `${part.length}:${part}`
+  return sha256Hex(text)
 }
 
 /**
@@ -110,7 +115,7 @@ export interface RunningHash {
 }
 
 export const runningHash = (): RunningHash => {
-  const hash = createHash("sha256")
+  const hash = crypto.createHash("sha256")
   return {
     update: (text) => {
       hash.update(text)
