@@ -56,6 +56,10 @@ import type {
 import { Topology, type PartyHosting, type SynchronizerInfo, type TopologyState } from "../topology.ts"
 
 export interface SubmitRequest {
+  /** The ledger API user submitting (kept with the command: its completions are that user's). */
+  readonly userId?: string
+  /** The client's submission id (Commands.submission_id), echoed in the completion. */
+  readonly submissionId?: string
   readonly actAs: ReadonlyArray<PartyId>
   readonly readAs?: ReadonlyArray<PartyId>
   readonly commandId: string
@@ -105,6 +109,22 @@ export type Completion =
       readonly reason: string
     }
 
+/**
+ * A completion as the ledger API's command completion service shows it: the command's outcome
+ * with the submitting user, where and when it was decided, and its offset. A successful command's
+ * offset is its update's; a failed one carries the ledger end at the time of the failure (Sandnet
+ * gives rejections no offset of their own: the update log's offsets stay dense). Completions are
+ * kept in the order they happened, so their offsets never decrease.
+ */
+export interface CompletionRecord {
+  readonly completion: Completion
+  readonly userId: string | undefined
+  readonly submissionId: string | undefined
+  readonly synchronizerId: SynchronizerId
+  readonly recordTime: Micros
+  readonly offset: number
+}
+
 /** The node's journal: replaying these events rebuilds the participant. */
 export type ParticipantEvent =
   | { readonly _tag: "PartyAllocated"; readonly party: PartyId }
@@ -118,6 +138,9 @@ export type ParticipantEvent =
       readonly commandKey: string
       readonly commandId: string
       readonly actAs: ReadonlyArray<PartyId>
+      /** The submitting ledger API user, when the submission named one. */
+      readonly userId?: string
+      readonly submissionId?: string
       readonly messageId: string
       readonly synchronizerId: SynchronizerId
       readonly maxSequencingTime: Micros
@@ -162,6 +185,10 @@ interface CommandEntry {
   completedAt: Micros
   readonly actAs: ReadonlyArray<PartyId>
   readonly commandId: string
+  readonly userId: string | undefined
+  readonly submissionId: string | undefined
+  /** Where the latest submission went (a completion's synchronizer). */
+  readonly synchronizerId: SynchronizerId | undefined
   readonly results: ReadonlyArray<Json>
   /** The update id of the command's latest submission (a command failed before may be submitted again). */
   readonly updateId: string | undefined
@@ -199,6 +226,8 @@ export class ParticipantLogic {
   private readonly pendingUpdateIds = new Set<string>()
   private readonly submissions = new Map<string, InFlightSubmission>()
   private readonly commands = new Map<string, CommandEntry>()
+  /** Every completion of this node's commands, in the order they happened (rebuilt by replay). */
+  readonly completions: Array<CompletionRecord> = []
   private readonly waiters = new Map<string, Array<Deferred.Deferred<Completion>>>()
   private readonly observedTime = new Map<SynchronizerId, Micros>()
   private readonly listeners: Array<CommitListener> = []
@@ -268,12 +297,15 @@ export class ParticipantLogic {
         break
       case "CommandCompleted": {
         const entry = this.commands.get(event.commandKey)
-        const base = entry ?? {
+        const base: CommandEntry = entry ?? {
           status: "inFlight" as const,
           completion: undefined,
           completedAt: event.at,
           actAs: event.completion.actAs,
           commandId: event.completion.commandId,
+          userId: undefined,
+          submissionId: undefined,
+          synchronizerId: undefined,
           results: [],
           updateId: event.completion.updateId
         }
@@ -281,6 +313,17 @@ export class ParticipantLogic {
         base.completion = event.completion
         base.completedAt = event.at
         this.commands.set(event.commandKey, base)
+        const completion = event.completion
+        const offset = completion._tag === "Succeeded" ? completion.offset : this.ledgerEnd
+        invariant(offset >= (this.completions[this.completions.length - 1]?.offset ?? 0), "completion offsets must not decrease")
+        this.completions.push({
+          completion,
+          userId: base.userId,
+          submissionId: base.submissionId,
+          synchronizerId: base.synchronizerId ?? this.config.defaultSynchronizer,
+          recordTime: completion._tag === "Succeeded" ? completion.recordTime : event.at,
+          offset
+        })
         break
       }
       case "SubmissionCounter":
@@ -296,6 +339,9 @@ export class ParticipantLogic {
           completedAt: event.at,
           actAs: event.actAs,
           commandId: event.commandId,
+          userId: event.userId,
+          submissionId: event.submissionId,
+          synchronizerId: event.synchronizerId,
           results: event.results,
           updateId: event.updateId
         })
@@ -653,7 +699,10 @@ export class ParticipantLogic {
       viewIds: []
     })
     this.stats.submitted++
-    const out = this.sendToSequencer(synchronizer, commandKey, request.commandId, request.actAs, updateId, envelopes, now, transaction.results)
+    const out = this.sendToSequencer(synchronizer, commandKey, request.commandId, request.actAs, updateId, envelopes, now, transaction.results, {
+      userId: request.userId,
+      submissionId: request.submissionId
+    })
     return Either.right({ updateId, transaction, out })
   }
 
@@ -734,7 +783,8 @@ export class ParticipantLogic {
     updateId: string,
     envelopes: ReadonlyArray<Envelope>,
     now: Micros,
-    results: ReadonlyArray<Json>
+    results: ReadonlyArray<Json>,
+    submitter: { readonly userId?: string | undefined; readonly submissionId?: string | undefined } = {}
   ): ReadonlyArray<Outgoing> {
     const messageId = `${this.uid}:${this.nonce}`
     const maxSequencingTime = now + synchronizer.parameters.maxSequencingTimeOffset
@@ -743,6 +793,8 @@ export class ParticipantLogic {
       commandKey,
       commandId,
       actAs: [...actAs].sort(),
+      ...(submitter.userId !== undefined ? { userId: submitter.userId } : {}),
+      ...(submitter.submissionId !== undefined ? { submissionId: submitter.submissionId } : {}),
       messageId,
       synchronizerId: synchronizer.synchronizerId,
       maxSequencingTime,

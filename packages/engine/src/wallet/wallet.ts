@@ -597,7 +597,7 @@ export class WalletNode {
     disclosed: ReadonlyArray<ActiveContract>,
     inputs: ReadonlyArray<ContractId>
   ): Effect.Effect<string, WalletCommandFailed> {
-    return this.participant.submit({ actAs, readAs, commandId, commands, disclosedContracts: disclosed }).pipe(
+    return this.participant.submit({ userId: this.config.validatorWalletUser, actAs, readAs, commandId, commands, disclosedContracts: disclosed }).pipe(
       Effect.map(({ updateId }) => {
         if (inputs.length > 0) {
           this.reservations.set(commandId, inputs)
