@@ -245,6 +245,9 @@ export const InteractiveSubmissionGroup = HttpApiGroup.make("interactiveSubmissi
 // =============================================================================================
 
 interface Submission {
+  /** The submitting user (the request's userId, else the token's): its completions are that user's. */
+  readonly userId: string
+  readonly submissionId: string | undefined
   readonly actAs: ReadonlyArray<PartyId>
   readonly readAs: ReadonlyArray<PartyId>
   readonly commandId: string
@@ -268,7 +271,7 @@ const checkParties = (actAs: ReadonlyArray<string>) =>
 const submissionOf = (json: JsCommands, field: string) =>
   Effect.gen(function* () {
     const prefix = field === "" ? "" : `${field}.`
-    yield* requireMatchingUser(json.userId)
+    const access = yield* requireMatchingUser(json.userId)
     yield* checkParties(json.actAs)
     yield* checkCommandId(json.commandId, `${prefix}commandId`)
     for (const party of json.actAs) yield* requireActAs(party)
@@ -280,6 +283,8 @@ const submissionOf = (json: JsCommands, field: string) =>
       fromInvalidArgument
     )
     return {
+      userId: json.userId !== undefined && json.userId !== "" ? json.userId : access.user.id,
+      submissionId: json.submissionId !== undefined && json.submissionId !== "" ? json.submissionId : undefined,
       actAs: json.actAs,
       readAs: json.readAs ?? [],
       commandId: json.commandId,
@@ -301,6 +306,8 @@ const submit = (node: LedgerNode, submission: Submission, commandsField: string)
       )
       return yield* participant
         .submit({
+          userId: submission.userId,
+          ...(submission.submissionId !== undefined ? { submissionId: submission.submissionId } : {}),
           actAs: submission.actAs,
           readAs: submission.readAs,
           commandId: submission.commandId,
@@ -457,7 +464,7 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
 /** Decodes, checks the signatures and builds the submission of an execute request. */
 const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
   Effect.gen(function* () {
-    yield* requireMatchingUser(request.userId)
+    const access = yield* requireMatchingUser(request.userId)
     if (request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_V2") {
       return yield* Effect.fail(invalidBody("hashingSchemeVersion", "must be HASHING_SCHEME_VERSION_V2 (what prepare answered)"))
     }
@@ -489,6 +496,8 @@ const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
       )
       .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.void)))
     const submission: Submission = {
+      userId: request.userId !== undefined && request.userId !== "" ? request.userId : access.user.id,
+      submissionId: request.submissionId === "" ? undefined : request.submissionId,
       actAs: prepared.actAs,
       readAs: prepared.readAs,
       commandId: prepared.commandId,

@@ -16,9 +16,6 @@ export const RESERVED_LEDGER_ENDPOINTS = [
     "Submits a reassignment command and waits for the reassignment."
   ),
   r(HttpApiEndpoint.post("submitReassignmentAsync", "/v2/commands/async/submit-reassignment"), "postV2CommandsAsyncSubmit-reassignment", "Submit a reassignment command asynchronously."),
-  r(HttpApiEndpoint.post("completions", "/v2/commands/completions"), "postV2CommandsCompletions", "Query completions list (blocking call)."),
-  r(HttpApiEndpoint.post("commandCompletions", "/v2/commands/command-completions"), "postV2CommandsCommand-completions", "Query completions list with filters (blocking call)."),
-  r(HttpApiEndpoint.post("eventsByContractId", "/v2/events/events-by-contract-id"), "postV2EventsEvents-by-contract-id", "Get the create and the consuming exercise event of a contract."),
   r(HttpApiEndpoint.post("listVettedPackages", "/v2/package-vetting/list"), "postV2Package-vettingList", "Lists which participant node vetted what packages on which synchronizer."),
   r(HttpApiEndpoint.post("updateVettedPackages", "/v2/package-vetting/update"), "postV2Package-vettingUpdate", "Update the vetted packages of this participant."),
   r(HttpApiEndpoint.get("listVettedPackagesDeprecated", "/v2/package-vetting"), "getV2Package-vetting", "Deprecated: use POST /v2/package-vetting/list."),
@@ -31,8 +28,7 @@ export const RESERVED_LEDGER_ENDPOINTS = [
     "getV2Interactive-submissionPreferred-package-version",
     "Deprecated: use POST /v2/interactive-submission/preferred-packages."
   ),
-  r(HttpApiEndpoint.post("preferredPackages", "/v2/interactive-submission/preferred-packages"), "postV2Interactive-submissionPreferred-packages", "Get the preferred packages for constructing a command submission."),
-  r(HttpApiEndpoint.post("contractById", "/v2/contracts/contract-by-id"), "postV2ContractsContract-by-id", "Look up a contract by its id.")
+  r(HttpApiEndpoint.post("preferredPackages", "/v2/interactive-submission/preferred-packages"), "postV2Interactive-submissionPreferred-packages", "Get the preferred packages for constructing a command submission.")
 ] as const
 
 export const ReservedLedgerGroup = (

@@ -394,7 +394,7 @@ const listUpdates = <A>(
 // Websocket
 // ---------------------------------------------------------------------------------------------
 
-const errorMessage = (error: unknown): string => {
+export const errorMessage = (error: unknown): string => {
   const described = describeUnknown(error)
   const answer = described.ledger
   const standard =

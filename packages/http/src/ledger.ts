@@ -13,7 +13,7 @@
  * - /v2/authenticated-user: any authenticated user.
  *
  * The engine endpoints live in their own modules (ledger-updates.ts, ledger-commands.ts,
- * ledger-parties.ts, ledger-packages.ts, ledger-dev.ts; shapes in ledger-encoding.ts, shared
+ * ledger-completions.ts, ledger-events.ts, ledger-parties.ts, ledger-packages.ts, ledger-dev.ts; shapes in ledger-encoding.ts, shared
  * settings and error mapping in ledger-context.ts); their groups are added to `LedgerApi` below
  * and their routes to `LedgerRoutes`. They bind when a NodeRuntime is in the routes' context.
  */
@@ -24,7 +24,9 @@ import { AuthenticatedUser, requireIdentityProviderAdmin, requireParticipantAdmi
 import { Admin } from "./engine-admin.ts"
 import { InvalidRequest, PermissionDenied, type RequestLocation } from "./errors.ts"
 import { CommandRoutes, CommandsGroup, InteractiveSubmissionGroup } from "./ledger-commands.ts"
+import { CompletionRoutes, CompletionsGroup } from "./ledger-completions.ts"
 import { DevRoutes, SandnetGroup } from "./ledger-dev.ts"
+import { ContractGroup, EventQueryGroup, EventRoutes } from "./ledger-events.ts"
 import { PackageRoutes, PackagesGroup, VersionGroup } from "./ledger-packages.ts"
 import { PartiesGroup, PartyRoutes } from "./ledger-parties.ts"
 import { ReservedLedgerGroup, ReservedLedgerRoutes } from "./ledger-reserved.ts"
@@ -289,9 +291,12 @@ export const UsersGroup = HttpApiGroup.make("users")
 /** The ledger surface's API declaration (for the OpenAPI document). */
 export const LedgerApi = HttpApi.make("ledger")
   .add(CommandsGroup)
+  .add(CompletionsGroup)
   .add(InteractiveSubmissionGroup)
   .add(UpdatesGroup)
   .add(StateGroup)
+  .add(EventQueryGroup)
+  .add(ContractGroup)
   .add(PartiesGroup)
   .add(PackagesGroup)
   .add(VersionGroup)
@@ -639,6 +644,8 @@ export const LedgerRoutes = Layer.mergeAll(
   UserRoutes,
   UpdateRoutes,
   CommandRoutes,
+  CompletionRoutes,
+  EventRoutes,
   PartyRoutes,
   PackageRoutes,
   DevRoutes,

@@ -1,0 +1,321 @@
+/**
+ * Ledger surface: the command completion service (`/v2/commands/completions`, and
+ * `/v2/commands/command-completions`).
+ *
+ * - `POST` (list form): the completions after `beginExclusive`, then what arrives until no new item
+ *   came for `stream_idle_timeout_ms` (default `listWaitMillis`) or `limit` items (capped by
+ *   `maxListElements`; more without a `limit` is 413, as on `/v2/updates`).
+ * - `GET` with a websocket upgrade: the client sends the request; every item is a message, new ones
+ *   follow until the client closes.
+ *
+ * Items are `{completionResponse: {Completion: {value}}}` or `{completionResponse:
+ * {OffsetCheckpoint: {value}}}` (one closes each read when the ledger end lies after the last
+ * completion shown). `completions` shows the commands the user (`userId`, else the token's user)
+ * submitted acting for one of `parties` (CanReadAs each; the userId must be the caller's unless an
+ * administrator asks); `command-completions` those of any user acting for one of `parties` (none
+ * listed: every party, CanReadAsAnyParty). The completion records live in the engine
+ * (ParticipantLogic.completions; LedgerApi.readCompletions).
+ */
+import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
+import { LedgerApi, type ParticipantLogic, type ParticipantNode } from "@sandnet/engine"
+import { toIso } from "@sandnet/core"
+import { Clock, Effect, Either, Fiber, Layer, Option, Queue, Schema } from "effect"
+import { AuthenticatedUser, requireReadAs } from "./auth.ts"
+import { ErrorCategories, InvalidRequest, LedgerApiError, ledgerCodeCategories, PermissionDenied, type HandlerError } from "./errors.ts"
+import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, type LedgerNode } from "./ledger-context.ts"
+import { JsStatus, JsTraceContext, OffsetCheckpointValue, Parties, renderCheckpoint, SynchronizerTime } from "./ledger-encoding.ts"
+import { errorMessage, StreamListQuery } from "./ledger-updates.ts"
+import type { EngineInstance } from "./node-runtime.ts"
+import { bind, Surfaces } from "./surface.ts"
+
+// =============================================================================================
+// Shapes
+// =============================================================================================
+
+const Offset = Schema.Int.pipe(Schema.nonNegative())
+
+export const CompletionStreamRequest = Schema.Struct({
+  userId: Schema.optional(Schema.String),
+  parties: Parties,
+  beginExclusive: Schema.optional(Offset)
+}).annotations({ identifier: "CompletionStreamRequest" })
+export type CompletionStreamRequest = typeof CompletionStreamRequest.Type
+
+export const GetCompletionsRequest = Schema.Struct({
+  parties: Schema.optional(Parties),
+  beginExclusive: Schema.optional(Offset)
+}).annotations({ identifier: "GetCompletionsRequest" })
+
+const Duration = Schema.Struct({ seconds: Schema.Int, nanos: Schema.Int }).annotations({ identifier: "Duration" })
+export const CompletionDeduplicationPeriod = Schema.Union(
+  Schema.Struct({ DeduplicationDuration: Schema.Struct({ value: Duration }) }),
+  Schema.Struct({ DeduplicationOffset: Schema.Struct({ value: Schema.Int }) }),
+  Schema.Struct({ Empty: Schema.Struct({}) })
+).annotations({ identifier: "DeduplicationPeriod1", title: "DeduplicationPeriod" })
+
+export const JsCompletion = Schema.Struct({
+  commandId: Schema.String,
+  status: JsStatus,
+  updateId: Schema.String,
+  userId: Schema.String,
+  actAs: Parties,
+  submissionId: Schema.String,
+  deduplicationPeriod: CompletionDeduplicationPeriod,
+  traceContext: Schema.NullOr(JsTraceContext),
+  offset: Schema.Int,
+  synchronizerTime: SynchronizerTime,
+  paidTrafficCost: Schema.NullOr(Schema.Int)
+}).annotations({ identifier: "Completion1", title: "Completion" })
+
+export const CompletionResponse = Schema.Union(
+  Schema.Struct({ Completion: Schema.Struct({ value: JsCompletion }) }),
+  Schema.Struct({ Empty: Schema.Struct({}) }),
+  Schema.Struct({ OffsetCheckpoint: Schema.Struct({ value: OffsetCheckpointValue }) })
+).annotations({ identifier: "CompletionResponse" })
+
+export const CompletionStreamResponse = Schema.Struct({ completionResponse: CompletionResponse }).annotations({
+  identifier: "CompletionStreamResponse"
+})
+export type CompletionStreamResponse = typeof CompletionStreamResponse.Type
+
+// =============================================================================================
+// Endpoints
+// =============================================================================================
+
+const LIST_NOTICE =
+  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); the list waits up to stream_idle_timeout_ms (default 500) for more."
+
+export const GetCompletionStream = op(
+  HttpApiEndpoint.post("completions", "/v2/commands/completions")
+    .setUrlParams(StreamListQuery)
+    .setPayload(CompletionStreamRequest)
+    .addSuccess(Schema.Array(CompletionStreamResponse)),
+  "postV2CommandsCompletions",
+  "Query completions list (blocking call): the completions of the commands the user submitted acting for one of the parties. Deprecated: please use command-completions." +
+    LIST_NOTICE
+)
+export const GetCommandCompletions = op(
+  HttpApiEndpoint.post("commandCompletions", "/v2/commands/command-completions")
+    .setUrlParams(StreamListQuery)
+    .setPayload(GetCompletionsRequest)
+    .addSuccess(Schema.Array(CompletionStreamResponse)),
+  "postV2CommandsCommand-completions",
+  "Query completions list with filters (blocking call): the completions of commands (of any user) acting for one of the parties; none listed: every party (CanReadAsAnyParty)." +
+    LIST_NOTICE
+)
+/** The websocket forms (documented by the asyncapi file, not in the OpenAPI document). */
+export const SubscribeCompletions = HttpApiEndpoint.get("subscribeCompletions", "/v2/commands/completions")
+export const SubscribeCommandCompletions = HttpApiEndpoint.get("subscribeCommandCompletions", "/v2/commands/command-completions")
+
+export const CompletionsGroup = HttpApiGroup.make("completions")
+  .add(GetCompletionStream)
+  .add(GetCommandCompletions)
+  .annotate(OpenApi.Title, "Command Completion Service")
+
+// =============================================================================================
+// Rendering
+// =============================================================================================
+
+/** Sandnet deduplicates a command id with its actAs parties for 7 days (the participant's window). */
+const DEDUPLICATION = { DeduplicationDuration: { value: { seconds: 7 * 24 * 3600, nanos: 0 } } }
+
+/** A failure's status: the gRPC code of its error category and Canton's `CODE(category,correlation): cause` text. */
+const failureStatus = (code: string, reason: string, updateId: string | undefined) => {
+  const category = ledgerCodeCategories[code] ?? ErrorCategories.InvalidGivenCurrentSystemStateOther
+  const correlation = updateId === undefined ? "00000000" : updateId.slice(4, 12)
+  return { code: category.grpc ?? 2, message: `${code}(${category.id},${correlation}): ${reason}`, details: [] }
+}
+
+export const renderCompletion = (logic: ParticipantLogic, view: LedgerApi.CompletionView): typeof JsCompletion.Type => {
+  const { record } = view
+  const completion = record.completion
+  const cost = LedgerApi.completionTrafficCost(logic, record)
+  return {
+    commandId: completion.commandId,
+    status: completion._tag === "Succeeded" ? { code: 0, message: "", details: [] } : failureStatus(completion.code, completion.reason, completion.updateId),
+    updateId: completion._tag === "Succeeded" ? completion.updateId : "",
+    userId: record.userId ?? "",
+    actAs: [...view.actAs],
+    submissionId: record.submissionId ?? "",
+    deduplicationPeriod: DEDUPLICATION,
+    traceContext: null,
+    offset: record.offset,
+    synchronizerTime: { synchronizerId: record.synchronizerId, recordTime: toIso(record.recordTime) },
+    paidTrafficCost: cost ?? null
+  }
+}
+
+const renderItem = (logic: ParticipantLogic, item: LedgerApi.CompletionItem): CompletionStreamResponse => ({
+  completionResponse: item.kind === "completion" ? { Completion: { value: renderCompletion(logic, item) } } : renderCheckpoint(item)
+})
+
+// =============================================================================================
+// Streams
+// =============================================================================================
+
+type StreamKind = "completions" | "commandCompletions"
+
+interface StreamRequest {
+  readonly userId?: string | undefined
+  readonly parties?: ReadonlyArray<string> | undefined
+  readonly beginExclusive?: number | undefined
+}
+
+interface StreamSetup {
+  readonly engine: EngineInstance
+  readonly participant: ParticipantNode
+  readonly query: LedgerApi.CompletionsQuery
+  readonly first: ReturnType<typeof LedgerApi.readCompletions>
+}
+
+/** Rights, then the first read under the engine's lock. */
+const setupStream = (node: LedgerNode, request: StreamRequest, kind: StreamKind, maxItems: number) =>
+  Effect.gen(function* () {
+    const parties = [...new Set(request.parties ?? [])].sort()
+    let userId: string | undefined
+    if (kind === "completions") {
+      if (parties.length === 0) return yield* Effect.fail(invalidBody("parties", "must not be empty"))
+      const access = yield* requireMatchingUser(request.userId)
+      userId = request.userId !== undefined && request.userId !== "" ? request.userId : access.user.id
+    } else if (parties.length === 0) {
+      const access = yield* AuthenticatedUser
+      if (!access.rights.some((r) => r._tag === "CanReadAsAnyParty")) {
+        return yield* Effect.fail(new PermissionDenied({ reason: "the CanReadAsAnyParty right is required to read the completions of every party" }))
+      }
+    }
+    for (const party of parties) yield* requireReadAs(party)
+    const query: LedgerApi.CompletionsQuery = { userId, parties }
+    const begin = request.beginExclusive ?? 0
+    const setup = yield* node.runtime.run((engine) =>
+      Effect.sync((): Either.Either<StreamSetup, HandlerError> => {
+        const participant = node.participantOf(engine)
+        const offsets = LedgerApi.checkOffsets(participant.logic, begin, undefined)
+        if (offsets !== undefined) return Either.left(offsetAfterLedgerEnd(offsets))
+        const first = LedgerApi.readCompletions(participant.logic, query, LedgerApi.completionsFrom(participant.logic, begin), maxItems)
+        return Either.right({ engine, participant, query, first })
+      })
+    )
+    return Either.isLeft(setup) ? yield* Effect.fail(setup.left) : setup.right
+  })
+
+const tooManyElements = (count: number, limit: number) =>
+  new LedgerApiError({
+    code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED",
+    category: "ContentionOnSharedResources",
+    cause: `The number of matching elements (${count}) is greater than the node limit (${limit}).`,
+    status: 413
+  })
+
+/** The list form: what exists, then what arrives until the stream was idle for the timeout. */
+const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof StreamListQuery.Type, kind: StreamKind) =>
+  Effect.gen(function* () {
+    const settings = yield* LedgerApiConfig
+    const cap = settings.maxListElements + 1
+    const elementsLimit = Math.min(query.limit ?? cap, cap)
+    const setup = yield* setupStream(node, request, kind, elementsLimit)
+    const logic = setup.participant.logic
+    const items: Array<LedgerApi.CompletionItem> = [...setup.first.items]
+    let cursor = setup.first.cursor
+    if (!setup.first.truncated && items.length < elementsLimit) {
+      const wait = query.stream_idle_timeout_ms ?? settings.listWaitMillis
+      let idleSince = yield* Clock.currentTimeMillis
+      while (items.length < elementsLimit) {
+        const now = yield* Clock.currentTimeMillis
+        if (now - idleSince >= wait) break
+        yield* Effect.sleep(Math.max(1, Math.min(settings.pollMillis, wait - (now - idleSince))))
+        if ((yield* node.runtime.engine) !== setup.engine) break
+        if (logic.completions.length <= cursor.index && logic.ledgerEnd <= cursor.coveredTo) continue
+        const more = LedgerApi.readCompletions(logic, setup.query, cursor, elementsLimit - items.length)
+        cursor = more.cursor
+        if (more.items.length > 0) {
+          items.push(...more.items)
+          idleSince = yield* Clock.currentTimeMillis
+        }
+        if (more.truncated) break
+      }
+    }
+    if (items.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(items.length, settings.maxListElements))
+    return items.map((item) => renderItem(logic, item))
+  })
+
+const decodeRequest = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, InvalidRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
+  }
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(json),
+    (error) => new InvalidRequest({ location: "body", detail: error.message })
+  )
+}
+
+/** The websocket form: one request message in, every item out, new ones until the client closes. */
+const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.Schema<A, I>, kind: StreamKind) =>
+  Effect.gen(function* () {
+    const http = yield* HttpServerRequest.HttpServerRequest
+    if ((http.headers["upgrade"] ?? "").toLowerCase() !== "websocket") {
+      return yield* Effect.fail(
+        new InvalidRequest({ location: "header", parameter: "Upgrade", detail: `GET ${http.url} is a websocket; use POST for the list form` })
+      )
+    }
+    const socket = yield* Effect.mapError(http.upgrade, (error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message }))
+    const settings = yield* LedgerApiConfig
+    const access = yield* AuthenticatedUser
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const write = yield* socket.writer
+        const inbox = yield* Queue.unbounded<string>()
+        const decoder = new TextDecoder()
+        const reader = yield* Effect.fork(socket.runRaw((data) => Queue.offer(inbox, typeof data === "string" ? data : decoder.decode(data))))
+        const closed = () => Effect.map(Fiber.poll(reader), Option.isSome)
+        const first = yield* Effect.raceFirst(Effect.map(Queue.take(inbox), Option.some), Effect.as(Fiber.await(reader), Option.none<string>()))
+        if (Option.isNone(first)) return
+        const send = (text: string) => Effect.catchAll(write(text), () => Effect.void)
+        const close = Effect.catchAll(write(new Socket.CloseEvent(1000, "")), () => Effect.void)
+        const started = yield* Effect.either(
+          Effect.gen(function* () {
+            const request = yield* orFail(decodeRequest(schema, first.value), (e) => e)
+            return yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
+          }).pipe(Effect.provideService(AuthenticatedUser, access))
+        )
+        if (Either.isLeft(started)) {
+          yield* send(errorMessage(started.left))
+          return yield* close
+        }
+        const setup = started.right
+        const logic = setup.participant.logic
+        for (const item of setup.first.items) yield* send(JSON.stringify(renderItem(logic, item)))
+        let cursor = setup.first.cursor
+        while (true) {
+          yield* Effect.sleep(settings.pollMillis)
+          if (yield* closed()) return
+          if ((yield* node.runtime.engine) !== setup.engine) break
+          if (logic.completions.length <= cursor.index && logic.ledgerEnd <= cursor.coveredTo) continue
+          const more = LedgerApi.readCompletions(logic, setup.query, cursor, Number.MAX_SAFE_INTEGER)
+          cursor = more.cursor
+          for (const item of more.items) yield* send(JSON.stringify(renderItem(logic, item)))
+        }
+        yield* close
+        yield* Fiber.interrupt(reader)
+      })
+    )
+  })
+
+// =============================================================================================
+// Routes
+// =============================================================================================
+
+const ledger = Surfaces.ledger
+
+export const COMPLETION_ENDPOINTS = [GetCompletionStream, GetCommandCompletions, SubscribeCompletions, SubscribeCommandCompletions] as const
+
+export const CompletionRoutes = engineRoutes(COMPLETION_ENDPOINTS, (node) =>
+  Layer.mergeAll(
+    bind(ledger, GetCompletionStream, ({ payload, urlParams }) => listCompletions(node, payload, urlParams, "completions")),
+    bind(ledger, GetCommandCompletions, ({ payload, urlParams }) => listCompletions(node, payload, urlParams, "commandCompletions")),
+    bind(ledger, SubscribeCompletions, () => subscribe(node, CompletionStreamRequest, "completions")),
+    bind(ledger, SubscribeCommandCompletions, () => subscribe(node, GetCompletionsRequest, "commandCompletions"))
+  )
+)
