@@ -149,3 +149,39 @@ describe("command completions", () => {
     })
   )
 })
+
+describe("pages", () => {
+  it.effect("update pages cover the range without gaps in both directions; active contract pages split the snapshot", () =>
+    Effect.gen(function* () {
+      const { h, v1, alice, bob } = yield* setup
+      const start = v1.logic.ledgerEnd
+      for (const id of ["a", "b", "c"]) {
+        yield* submitAndRun(h, v1, { actAs: [alice], commandId: id, commands: [offer(alice, bob, h.network.dso, id)] })
+      }
+      const end = v1.logic.ledgerEnd
+      const format: LedgerApi.ResolvedUpdateFormat = {
+        transactions: { eventFormat: formatFor(h, [alice]), shape: "ACS_DELTA" },
+        reassignments: undefined,
+        topologyParties: undefined
+      }
+      const first = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: end, descending: false, maxItems: 2, format })
+      expect(first).toMatchObject({ lowestExclusive: start, highestInclusive: start + 2, more: true })
+      const second = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: first.highestInclusive, endInclusive: end, descending: false, maxItems: 2, format })
+      expect(second).toMatchObject({ lowestExclusive: start + 2, highestInclusive: end, more: false })
+      expect([...first.updates, ...second.updates].map((u) => u.offset)).toEqual([start + 1, start + 2, start + 3])
+      const down = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: end, descending: true, maxItems: 2, format })
+      expect(down).toMatchObject({ lowestExclusive: start + 1, highestInclusive: end, more: true })
+      expect(down.updates.map((u) => u.offset)).toEqual([end, end - 1])
+      const rest = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: down.lowestExclusive, descending: true, maxItems: 2, format })
+      expect(rest).toMatchObject({ lowestExclusive: start, more: false })
+      expect(rest.updates.map((u) => u.offset)).toEqual([start + 1])
+
+      const acs = LedgerApi.activeContractsAt(v1.logic, end, formatFor(h, [alice]))
+      const p1 = LedgerApi.activeContractsPage(v1.logic, end, formatFor(h, [alice]), 0, 2)
+      expect(p1.next).toBe(2)
+      const p2 = LedgerApi.activeContractsPage(v1.logic, end, formatFor(h, [alice]), p1.next!, 2)
+      expect(p2.next).toBeUndefined()
+      expect([...p1.contracts, ...p2.contracts]).toEqual(acs)
+    })
+  )
+})

@@ -20,9 +20,6 @@ export const RESERVED_LEDGER_ENDPOINTS = [
   r(HttpApiEndpoint.post("updateVettedPackages", "/v2/package-vetting/update"), "postV2Package-vettingUpdate", "Update the vetted packages of this participant."),
   r(HttpApiEndpoint.get("listVettedPackagesDeprecated", "/v2/package-vetting"), "getV2Package-vetting", "Deprecated: use POST /v2/package-vetting/list."),
   r(HttpApiEndpoint.post("updateVettedPackagesDeprecated", "/v2/package-vetting"), "postV2Package-vetting", "Deprecated: use POST /v2/package-vetting/update."),
-  r(HttpApiEndpoint.post("activeContractsPage", "/v2/state/active-contracts-page"), "postV2StateActive-contracts-page", "Returns a page of the active contracts at an offset."),
-  r(HttpApiEndpoint.get("activeContractsPageDeprecated", "/v2/state/active-contracts-page"), "getV2StateActive-contracts-page", "Deprecated: use the POST version."),
-  r(HttpApiEndpoint.post("getUpdatesPage", "/v2/updates/get-updates-page"), "postV2UpdatesGet-updates-page", "Read a page of the ledger's filtered updates."),
   r(
     HttpApiEndpoint.get("preferredPackageVersion", "/v2/interactive-submission/preferred-package-version"),
     "getV2Interactive-submissionPreferred-package-version",

@@ -14,6 +14,12 @@
  *   the client closes.
  * - lookups by id and offset (UPDATE_NOT_FOUND when absent or filtered out), the deprecated
  *   transaction and tree lookups, the ledger end, active contracts, connected synchronizers.
+ * - pages: `POST /v2/updates/get-updates-page` and `/v2/state/active-contracts-page` (and its
+ *   deprecated GET form, whose JSON body the handler reads). `maxPageSize` defaults to and is
+ *   capped by `maxListElements`; a page token (base64url JSON: where the next page starts, and a
+ *   digest of the request it belongs to) only continues the request of its first page (400
+ *   naming `pageToken` otherwise). An active-contracts snapshot stays at the offset of its first
+ *   page.
  *
  * Rights (as Canton's UpdateServiceAuthorization): CanReadAs of every party of the filters,
  * CanReadAsAnyParty for filtersForAnyParty (and for topology events of all parties).
@@ -24,6 +30,7 @@
  * them; never of the deprecated transaction lookups, trees or the `filter` form.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
+import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { Clock, Effect, Either, Fiber, Layer, Option, Queue, Schema } from "effect"
 import { AuthenticatedUser, requireParticipantAdmin, requireReadAs } from "./auth.ts"
@@ -146,6 +153,40 @@ const ConnectedSynchronizersQuery = Schema.Struct({
   identityProviderId: Schema.optional(Schema.String)
 })
 
+const NonNegativeOffset = Schema.Int.pipe(Schema.nonNegative())
+const PageSize = Schema.Int.pipe(Schema.positive())
+
+export const GetUpdatesPageRequest = Schema.Struct({
+  beginOffsetExclusive: Schema.optional(NonNegativeOffset),
+  endOffsetInclusive: Schema.optional(NonNegativeOffset),
+  maxPageSize: Schema.optional(PageSize),
+  pageToken: Schema.optional(Schema.String),
+  updateFormat: UpdateFormat,
+  descendingOrder: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "GetUpdatesPageRequest" })
+
+/** `nextPageToken` is absent on the last page. */
+export const JsGetUpdatesPageResponse = Schema.Struct({
+  updates: Schema.Array(JsGetUpdateResponse),
+  lowestPageOffsetExclusive: Schema.Int,
+  highestPageOffsetInclusive: Schema.Int,
+  nextPageToken: Schema.optional(Schema.String)
+}).annotations({ identifier: "JsGetUpdatesPageResponse" })
+
+export const GetActiveContractsPageRequest = Schema.Struct({
+  activeAtOffset: Schema.optional(NonNegativeOffset),
+  eventFormat: EventFormat,
+  maxPageSize: Schema.optional(PageSize),
+  pageToken: Schema.optional(Schema.String)
+}).annotations({ identifier: "GetActiveContractsPageRequest" })
+
+/** `nextPageToken` is absent on the last page. */
+export const JsGetActiveContractsPageResponse = Schema.Struct({
+  activeAtOffset: Schema.Int,
+  activeContracts: Schema.Array(JsGetActiveContractsResponse),
+  nextPageToken: Schema.optional(Schema.String)
+}).annotations({ identifier: "JsGetActiveContractsPageResponse" })
+
 // =============================================================================================
 // Endpoints
 // =============================================================================================
@@ -244,6 +285,27 @@ export const GetActiveContracts = op(
   "postV2StateActive-contracts",
   "Query active contracts list (blocking call): the active contracts at activeAtOffset (0: none)." + LIST_NOTICE
 )
+const PAGE_NOTICE = "\nNotice: maxPageSize defaults to (and is capped by) the node's list limit, 200 by default."
+
+export const GetUpdatesPage = op(
+  HttpApiEndpoint.post("getUpdatesPage", "/v2/updates/get-updates-page").setPayload(GetUpdatesPageRequest).addSuccess(JsGetUpdatesPageResponse),
+  "postV2UpdatesGet-updates-page",
+  "Read a page of ledger's filtered updates. ACS delta: an event is included only if the requesting party is a stakeholder; ledger effects: a witness. Without endOffsetInclusive in ascending order the page token is always set (tail the ledger with it)." +
+    PAGE_NOTICE
+)
+export const GetActiveContractsPage = op(
+  HttpApiEndpoint.post("activeContractsPage", "/v2/state/active-contracts-page")
+    .setPayload(GetActiveContractsPageRequest)
+    .addSuccess(JsGetActiveContractsPageResponse),
+  "postV2StateActive-contracts-page",
+  "Returns a page of the snapshot of the active contracts at a ledger offset (activeAtOffset; not given: the ledger end, answered in activeAtOffset)." + PAGE_NOTICE
+)
+/** The deprecated GET form takes the same JSON body (read by the handler: a GET's payload is not decoded from a body). */
+export const GetActiveContractsPageDeprecated = op(
+  HttpApiEndpoint.get("activeContractsPageDeprecated", "/v2/state/active-contracts-page").addSuccess(JsGetActiveContractsPageResponse),
+  "getV2StateActive-contracts-page",
+  "Deprecated: use the POST version of this endpoint (this form takes the same GetActiveContractsPageRequest as its JSON body)."
+)
 export const GetConnectedSynchronizers = op(
   HttpApiEndpoint.get("getConnectedSynchronizers", "/v2/state/connected-synchronizers")
     .setUrlParams(ConnectedSynchronizersQuery)
@@ -262,10 +324,13 @@ export const UpdatesGroup = HttpApiGroup.make("updates")
   .add(GetTransactionById)
   .add(GetUpdateById)
   .add(GetTransactionTreeById)
+  .add(GetUpdatesPage)
   .annotate(OpenApi.Title, "Update Service")
 
 export const StateGroup = HttpApiGroup.make("state")
   .add(GetActiveContracts)
+  .add(GetActiveContractsPage)
+  .add(GetActiveContractsPageDeprecated)
   .add(GetConnectedSynchronizers)
   .add(GetLedgerEnd)
   .add(GetLatestPrunedOffsets)
@@ -572,6 +637,127 @@ const lookupTree = (node: LedgerNode, by: { readonly updateId: string } | { read
   })
 
 // =============================================================================================
+// Pages
+// =============================================================================================
+
+/** What a page token carries: where the next page starts, and a digest of the request it belongs to. */
+const PageToken = Schema.Struct({
+  v: Schema.Literal(1),
+  kind: Schema.Literal("updates", "active-contracts"),
+  at: Schema.Int.pipe(Schema.nonNegative()),
+  offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  request: Schema.String
+})
+type PageToken = typeof PageToken.Type
+
+const encodePageToken = (token: PageToken): string => Buffer.from(JSON.stringify(token), "utf8").toString("base64url")
+
+const decodePageToken = (text: string | undefined, kind: PageToken["kind"], request: string): Either.Either<PageToken | undefined, InvalidRequest> => {
+  if (text === undefined || text === "") return Either.right(undefined)
+  let json: unknown
+  try {
+    json = JSON.parse(Buffer.from(text, "base64url").toString("utf8"))
+  } catch {
+    return Either.left(invalidBody("pageToken", "is not a page token of this node"))
+  }
+  const decoded = Schema.decodeUnknownEither(PageToken)(json)
+  if (Either.isLeft(decoded) || decoded.right.kind !== kind) return Either.left(invalidBody("pageToken", "is not a page token of this node"))
+  if (decoded.right.request !== request) return Either.left(invalidBody("pageToken", "belongs to another request (a page token needs the request of its first page)"))
+  return Either.right(decoded.right)
+}
+
+const pageSize = (requested: number | undefined, limit: number): number => Math.min(requested ?? limit, limit)
+
+const renderActiveContract = (c: LedgerApi.ActiveContractView): typeof JsGetActiveContractsResponse.Type => ({
+  workflowId: c.workflowId,
+  contractEntry: {
+    JsActiveContract: { createdEvent: renderCreated(c.created), synchronizerId: c.synchronizerId, reassignmentCounter: c.reassignmentCounter }
+  },
+  streamContinuationToken: null
+})
+
+/** get-updates-page: one page of the range; the token says where the next one starts. */
+const updatesPage = (node: LedgerNode, request: typeof GetUpdatesPageRequest.Type) =>
+  Effect.gen(function* () {
+    const settings = yield* LedgerApiConfig
+    const format = yield* orFail(toUpdateFormat(request.updateFormat, "updateFormat"), (e) => e)
+    yield* requireReaders(format)
+    const begin = request.beginOffsetExclusive ?? 0
+    const end = request.endOffsetInclusive
+    if (end !== undefined && end < begin) {
+      return yield* Effect.fail(invalidBody("endOffsetInclusive", `(${end}) must not be before beginOffsetExclusive (${begin})`))
+    }
+    const descending = request.descendingOrder ?? false
+    const digest = sha256OfParts("updates-page", canonicalJson({ begin, end: end ?? null, descending, updateFormat: request.updateFormat }))
+    const token = yield* orFail(decodePageToken(request.pageToken, "updates", digest), (e) => e)
+    const maxItems = pageSize(request.maxPageSize, settings.maxListElements)
+    return yield* read(node, (engine, participant): Either.Either<typeof JsGetUpdatesPageResponse.Type, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* resolveFormat(engine, format, "updateFormat")
+        const logic = participant.logic
+        const offsets = LedgerApi.checkOffsets(logic, begin, end, { begin: "beginOffsetExclusive", end: "endOffsetInclusive" })
+        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
+        // Descending pages move the upper bound down; ascending ones the lower bound up.
+        const pageBegin = !descending && token !== undefined ? token.at : begin
+        const pageEnd = descending ? (token?.at ?? end ?? logic.ledgerEnd) : (end ?? logic.ledgerEnd)
+        if (pageBegin > logic.ledgerEnd || pageBegin < begin || pageEnd < begin) return yield* Either.left(invalidBody("pageToken", "is not a page token of this node"))
+        const page = LedgerApi.readUpdatesPage(logic, { beginExclusive: pageBegin, endInclusive: pageEnd, descending, maxItems, format: resolved })
+        const tailing = !descending && end === undefined
+        const next = page.more ? (descending ? page.lowestExclusive : page.highestInclusive) : tailing ? page.highestInclusive : undefined
+        return {
+          updates: page.updates.map((u) => ({ update: renderUpdate(u) })),
+          lowestPageOffsetExclusive: page.lowestExclusive,
+          highestPageOffsetInclusive: page.highestInclusive,
+          ...(next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "updates", at: next, request: digest }) })
+        }
+      })
+    )
+  })
+
+/** active-contracts-page: one page of the snapshot at activeAtOffset (the ledger end when not given). */
+const activeContractsPage = (node: LedgerNode, request: typeof GetActiveContractsPageRequest.Type) =>
+  Effect.gen(function* () {
+    const settings = yield* LedgerApiConfig
+    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"), (e) => e)
+    yield* requireEventFormatReaders(format)
+    const digest = sha256OfParts("active-contracts-page", canonicalJson({ activeAtOffset: request.activeAtOffset ?? null, eventFormat: request.eventFormat }))
+    const token = yield* orFail(decodePageToken(request.pageToken, "active-contracts", digest), (e) => e)
+    const maxItems = pageSize(request.maxPageSize, settings.maxListElements)
+    return yield* read(node, (engine, participant): Either.Either<typeof JsGetActiveContractsPageResponse.Type, HandlerError> =>
+      Either.gen(function* () {
+        const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, "eventFormat"), fromResolution)
+        const logic = participant.logic
+        const offset = token?.offset ?? request.activeAtOffset ?? logic.ledgerEnd
+        const offsets = LedgerApi.checkOffsets(logic, offset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
+        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
+        const page = LedgerApi.activeContractsPage(logic, offset, resolved, token?.at ?? 0, maxItems)
+        return {
+          activeAtOffset: offset,
+          activeContracts: page.contracts.map(renderActiveContract),
+          ...(page.next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "active-contracts", at: page.next, offset, request: digest }) })
+        }
+      })
+    )
+  })
+
+/** The deprecated GET form: the request is the JSON body. */
+const activeContractsPageFromBody = (node: LedgerNode, http: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.mapError(http.text, (error) => new InvalidRequest({ location: "body", detail: error.message }))
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (error) {
+      return yield* Effect.fail(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
+    }
+    const request = yield* Effect.mapError(
+      Schema.decodeUnknown(GetActiveContractsPageRequest, { errors: "all", onExcessProperty: "ignore" })(json),
+      (error) => new InvalidRequest({ location: "body", detail: error.message })
+    )
+    return yield* activeContractsPage(node, request)
+  })
+
+// =============================================================================================
 // Routes
 // =============================================================================================
 
@@ -593,7 +779,10 @@ export const UPDATE_ENDPOINTS = [
   GetLedgerEnd,
   GetLatestPrunedOffsets,
   GetActiveContracts,
-  GetConnectedSynchronizers
+  GetConnectedSynchronizers,
+  GetUpdatesPage,
+  GetActiveContractsPage,
+  GetActiveContractsPageDeprecated
 ] as const
 
 export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
@@ -641,15 +830,12 @@ export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
           })
         )
         if (contracts.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(contracts.length, settings.maxListElements))
-        return contracts.map((c) => ({
-          workflowId: c.workflowId,
-          contractEntry: {
-            JsActiveContract: { createdEvent: renderCreated(c.created), synchronizerId: c.synchronizerId, reassignmentCounter: c.reassignmentCounter }
-          },
-          streamContinuationToken: null
-        }))
+        return contracts.map(renderActiveContract)
       })
     ),
+    bind(ledger, GetUpdatesPage, ({ payload }) => updatesPage(node, payload)),
+    bind(ledger, GetActiveContractsPage, ({ payload }) => activeContractsPage(node, payload)),
+    bind(ledger, GetActiveContractsPageDeprecated, ({ request }) => activeContractsPageFromBody(node, request)),
     bind(ledger, GetConnectedSynchronizers, ({ urlParams }) =>
       Effect.gen(function* () {
         const party = urlParams.party !== undefined && urlParams.party !== "" ? urlParams.party : undefined

@@ -980,6 +980,51 @@ export const updateByOffset = (logic: ParticipantLogic, offset: number, format: 
   return view === undefined ? Either.left(new UpdateNotFound({ offset })) : Either.right(view)
 }
 
+export interface UpdatesPageQuery {
+  readonly beginExclusive: number
+  /** The page's upper bound (the ledger end when the request named none). */
+  readonly endInclusive: number
+  readonly descending: boolean
+  readonly maxItems: number
+  readonly format: ResolvedUpdateFormat
+}
+
+export interface UpdatesPageResult {
+  /** The updates of the page (no checkpoints), in the requested order. */
+  readonly updates: ReadonlyArray<UpdateView>
+  /** The page covers the offsets in (lowestExclusive, highestInclusive]. */
+  readonly lowestExclusive: number
+  readonly highestInclusive: number
+  /** Whether updates of the range lie beyond the page (the next page continues after it). */
+  readonly more: boolean
+}
+
+/**
+ * One page of updates (`get-updates-page`): at most `maxItems` updates of (beginExclusive,
+ * endInclusive], from the low end (ascending) or the high end (descending), with the offsets the
+ * page covers so that the next page starts right after (or below) it.
+ */
+export const readUpdatesPage = (logic: ParticipantLogic, query: UpdatesPageQuery): UpdatesPageResult => {
+  const page = readUpdates(logic, {
+    beginExclusive: query.beginExclusive,
+    endInclusive: query.endInclusive,
+    descending: query.descending,
+    maxItems: query.maxItems,
+    format: query.format
+  })
+  const updates = page.items.filter((item): item is UpdateView => item.kind !== "checkpoint")
+  const end = Math.max(query.beginExclusive, Math.min(query.endInclusive, logic.ledgerEnd))
+  if (query.descending) {
+    return {
+      updates,
+      lowestExclusive: page.truncated ? page.scannedTo - 1 : query.beginExclusive,
+      highestInclusive: end,
+      more: page.truncated
+    }
+  }
+  return { updates, lowestExclusive: query.beginExclusive, highestInclusive: page.truncated ? page.scannedTo : end, more: page.truncated }
+}
+
 // =============================================================================================
 // Active contracts
 // =============================================================================================
@@ -1308,6 +1353,23 @@ export const completionTrafficCost = (logic: ParticipantLogic, record: Completio
   if (record.completion._tag !== "Succeeded") return undefined
   const update = logic.updateById(record.completion.updateId)?.update
   return update?.kind === "transaction" ? update.paidTrafficCost : undefined
+}
+
+/**
+ * One page of the active contracts at an offset (`active-contracts-page`): the contracts from
+ * position `from` of the snapshot (oldest first, the order of `activeContractsAt`), at most
+ * `maxItems`; `next` is where the next page starts, undefined on the last page.
+ */
+export const activeContractsPage = (
+  logic: ParticipantLogic,
+  offset: number,
+  format: ResolvedEventFormat,
+  from: number,
+  maxItems: number
+): { readonly contracts: ReadonlyArray<ActiveContractView>; readonly next: number | undefined } => {
+  const all = activeContractsAt(logic, offset, format)
+  const contracts = all.slice(from, from + maxItems)
+  return { contracts, next: from + contracts.length < all.length ? from + contracts.length : undefined }
 }
 
 // =============================================================================================
