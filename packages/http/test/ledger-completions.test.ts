@@ -174,7 +174,7 @@ describe("POST /v2/commands/completions", () => {
   })
 
   it("an open-ended list waits for completions that arrive within the idle timeout", async () => {
-    const pending = post(node, "/v2/commands/completions?stream_idle_timeout_ms=1500", aliceToken, { parties: [alice], beginExclusive: await ledgerEndOf(node, aliceToken) })
+    const pending = post(node, "/v2/commands/completions?stream_idle_timeout_ms=5000&limit=1", aliceToken, { parties: [alice], beginExclusive: await ledgerEndOf(node, aliceToken) })
     await new Promise((resolve) => setTimeout(resolve, 100))
     const submitted = await post(node, "/v2/commands/async/submit", aliceToken, { commands: [createOffer(alice, bob, facts.dso, "late")], commandId: "late", actAs: [alice] })
     expect(submitted.status).toBe(200)
@@ -230,6 +230,12 @@ describe("GET /v2/commands/completions (websocket)", () => {
     const completions = completionsOf(items)
     expect(completions.slice(0, listed.length)).toEqual(listed)
     expect(completions[listed.length]?.commandId).toBe("ws-1")
+  })
+
+  it("command-completions: the same items as its list form", async () => {
+    const listed = (await post(node, "/v2/commands/command-completions?stream_idle_timeout_ms=0", bobToken, { parties: [bob] })).json as ReadonlyArray<Item>
+    const messages = await websocket(node, "/v2/commands/command-completions", bobToken, { parties: [bob] }, { count: listed.length })
+    expect(Either.getOrElse(messages, () => [])).toEqual(listed)
   })
 
   it("an invalid request or missing rights: one error message", async () => {
