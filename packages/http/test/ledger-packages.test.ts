@@ -158,7 +158,21 @@ describe("version and documents", () => {
       ])
     )
     expect(Object.keys(spec.paths)).toContain("/v2/updates/transaction-tree-by-id/{update-id}")
-    const reserved = await post(node, "/v2/events/events-by-contract-id", aliceToken, {})
+    // Served endpoints that were reserved once: documented with their shapes, no 501 summary.
+    const described = spec as unknown as { paths: Record<string, Record<string, { summary?: string; requestBody?: unknown }>> }
+    for (const [path, method] of [
+      ["/v2/commands/completions", "post"],
+      ["/v2/commands/command-completions", "post"],
+      ["/v2/events/events-by-contract-id", "post"],
+      ["/v2/contracts/contract-by-id", "post"],
+      ["/v2/updates/get-updates-page", "post"],
+      ["/v2/state/active-contracts-page", "post"]
+    ] as const) {
+      const operation = described.paths[path]?.[method]
+      expect(operation?.summary, path).toBeUndefined()
+      expect(operation?.requestBody, path).toBeDefined()
+    }
+    const reserved = await post(node, "/v2/interactive-submission/preferred-packages", aliceToken, {})
     expect(reserved.status).toBe(501)
     expect(reserved.json).toMatchObject({ code: "UNSUPPORTED_OPERATION", errorCategory: 14 })
   })
