@@ -29,6 +29,13 @@ export const renderReport = (report: BenchReport): string => {
     "best of three runs, next to a baseline measured in the same run on the same machine.",
     "",
     `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.platform}, Node ${m.node}; measured ${m.date}.`,
+    "",
+    "Reading them: this is a shared 2-vCPU VM whose speed drifts between runs (on one day the bare",
+    "baselines ranged from 760,000 to 1,200,000 deliveries per CPU-second and from 7,000 to 17,000",
+    "requests per second), so compare the ratios to the same-run baselines, not absolute figures across",
+    "runs; to compare two versions, run both alternately (e.g. `sandnet bench --only engine` in two",
+    "worktrees). The engine goal of issue 2, 2,000 committed transactions per CPU-second on `smoke`, is",
+    "not met: 1,250 to 1,650 across runs (1,000x real time is).",
     ""
   ]
   const e = report.engine
