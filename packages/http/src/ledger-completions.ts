@@ -16,15 +16,16 @@
  * listed: every party, CanReadAsAnyParty). The completion records live in the engine
  * (ParticipantLogic.completions; LedgerApi.readCompletions).
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LedgerApi, type ParticipantLogic, type ParticipantNode } from "@sandnet/engine"
 import { toIso } from "@sandnet/core"
-import { Clock, Effect, Either, Fiber, Layer, Option, Queue, Schema } from "effect"
+import { Clock, Effect, Either, Layer, Schema } from "effect"
 import { AuthenticatedUser, requireReadAs } from "./auth.ts"
 import { ErrorCategories, InvalidRequest, LedgerApiError, ledgerCodeCategories, PermissionDenied, type HandlerError } from "./errors.ts"
 import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, type LedgerNode } from "./ledger-context.ts"
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, Parties, renderCheckpoint, SynchronizerTime } from "./ledger-encoding.ts"
-import { errorMessage, StreamListQuery } from "./ledger-updates.ts"
+import { StreamListQuery } from "./ledger-updates.ts"
+import { serveWebSocket } from "./ledger-websocket.ts"
 import type { EngineInstance } from "./node-runtime.ts"
 import { bind, Surfaces } from "./surface.ts"
 
@@ -251,56 +252,23 @@ const decodeRequest = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.
   )
 }
 
-/** The websocket form: one request message in, every item out, new ones until the client closes. */
+/** The websocket form: one request message in, every item out, new ones until the client closes (see ledger-websocket.ts). */
 const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.Schema<A, I>, kind: StreamKind) =>
-  Effect.gen(function* () {
-    const http = yield* HttpServerRequest.HttpServerRequest
-    if ((http.headers["upgrade"] ?? "").toLowerCase() !== "websocket") {
-      return yield* Effect.fail(
-        new InvalidRequest({ location: "header", parameter: "Upgrade", detail: `GET ${http.url} is a websocket; use POST for the list form` })
-      )
-    }
-    const socket = yield* Effect.mapError(http.upgrade, (error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message }))
-    const settings = yield* LedgerApiConfig
-    const access = yield* AuthenticatedUser
-    yield* Effect.scoped(
+  serveWebSocket(node, {
+    start: (message: string) =>
       Effect.gen(function* () {
-        const write = yield* socket.writer
-        const inbox = yield* Queue.unbounded<string>()
-        const decoder = new TextDecoder()
-        const reader = yield* Effect.fork(socket.runRaw((data) => Queue.offer(inbox, typeof data === "string" ? data : decoder.decode(data))))
-        const closed = () => Effect.map(Fiber.poll(reader), Option.isSome)
-        const first = yield* Effect.raceFirst(Effect.map(Queue.take(inbox), Option.some), Effect.as(Fiber.await(reader), Option.none<string>()))
-        if (Option.isNone(first)) return
-        const send = (text: string) => Effect.catchAll(write(text), () => Effect.void)
-        const close = Effect.catchAll(write(new Socket.CloseEvent(1000, "")), () => Effect.void)
-        const started = yield* Effect.either(
-          Effect.gen(function* () {
-            const request = yield* orFail(decodeRequest(schema, first.value), (e) => e)
-            return yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
-          }).pipe(Effect.provideService(AuthenticatedUser, access))
-        )
-        if (Either.isLeft(started)) {
-          yield* send(errorMessage(started.left))
-          return yield* close
-        }
-        const setup = started.right
+        const request = yield* orFail(decodeRequest(schema, message), (e) => e)
+        const setup = yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
         const logic = setup.participant.logic
-        for (const item of setup.first.items) yield* send(JSON.stringify(renderItem(logic, item)))
-        let cursor = setup.first.cursor
-        while (true) {
-          yield* Effect.sleep(settings.pollMillis)
-          if (yield* closed()) return
-          if ((yield* node.runtime.engine) !== setup.engine) break
-          if (logic.completions.length <= cursor.index && logic.ledgerEnd <= cursor.coveredTo) continue
-          const more = LedgerApi.readCompletions(logic, setup.query, cursor, Number.MAX_SAFE_INTEGER)
-          cursor = more.cursor
-          for (const item of more.items) yield* send(JSON.stringify(renderItem(logic, item)))
-        }
-        yield* close
-        yield* Fiber.interrupt(reader)
-      })
-    )
+        return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map((item) => renderItem(logic, item)) }
+      }),
+    open: () => true,
+    more: (stream) => {
+      const logic = stream.setup.participant.logic
+      if (logic.completions.length <= stream.cursor.index && logic.ledgerEnd <= stream.cursor.coveredTo) return undefined
+      const more = LedgerApi.readCompletions(logic, stream.setup.query, stream.cursor, Number.MAX_SAFE_INTEGER)
+      return { state: { ...stream, cursor: more.cursor }, items: more.items.map((item) => renderItem(logic, item)) }
+    }
   })
 
 // =============================================================================================

@@ -29,12 +29,12 @@
  * forms, and answers of the update lookups, when `updateFormat.includeTopologyEvents` asks for
  * them; never of the deprecated transaction lookups, trees or the `filter` form.
  */
-import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi, Socket } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effect/platform"
 import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
-import { Clock, Effect, Either, Fiber, Layer, Option, Queue, Schema } from "effect"
-import { AuthenticatedUser, requireParticipantAdmin, requireReadAs } from "./auth.ts"
-import { describeUnknown, InvalidRequest, LedgerApiError, toJsCantonError, type HandlerError } from "./errors.ts"
+import { Clock, Effect, Either, Layer, Schema } from "effect"
+import { requireParticipantAdmin, requireReadAs } from "./auth.ts"
+import { InvalidRequest, LedgerApiError, type HandlerError } from "./errors.ts"
 import {
   engineRoutes,
   fromResolution,
@@ -73,6 +73,7 @@ import {
   updateFormatOfRequest,
   toUpdateFormat
 } from "./ledger-encoding.ts"
+import { serveWebSocket } from "./ledger-websocket.ts"
 import type { EngineInstance } from "./node-runtime.ts"
 import { bind, Surfaces } from "./surface.ts"
 
@@ -459,21 +460,6 @@ const listUpdates = <A>(
 // Websocket
 // ---------------------------------------------------------------------------------------------
 
-export const errorMessage = (error: unknown): string => {
-  const described = describeUnknown(error)
-  const answer = described.ledger
-  const standard =
-    answer._tag === "InvalidValue"
-      ? {
-          _tag: "Standard" as const,
-          code: "INVALID_ARGUMENT",
-          category: { name: "InvalidIndependentOfSystemState", id: 8, grpc: 3 },
-          cause: answer.text
-        }
-      : answer
-  return JSON.stringify(toJsCantonError(standard))
-}
-
 const decodeStreamRequest = (text: string): Either.Either<GetUpdatesRequest, InvalidRequest> => {
   let json: unknown
   try {
@@ -487,70 +473,31 @@ const decodeStreamRequest = (text: string): Either.Either<GetUpdatesRequest, Inv
   )
 }
 
-/** A websocket subscription: one request message in, the stream's items out. */
-const subscribe = (node: LedgerNode, mode: StreamMode) =>
-  Effect.gen(function* () {
-    const http = yield* HttpServerRequest.HttpServerRequest
-    if ((http.headers["upgrade"] ?? "").toLowerCase() !== "websocket") {
-      return yield* Effect.fail(
-        new InvalidRequest({ location: "header", parameter: "Upgrade", detail: `GET ${http.url} is a websocket; use POST for the list form` })
-      )
-    }
-    const socket = yield* Effect.mapError(
-      http.upgrade,
-      (error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message })
-    )
-    const settings = yield* LedgerApiConfig
-    const access = yield* AuthenticatedUser
-    yield* Effect.scoped(
+/** A websocket subscription: one request message in, the stream's items out (see ledger-websocket.ts). */
+const subscribe = (node: LedgerNode, mode: StreamMode) => {
+  const render = renderItem(mode)
+  return serveWebSocket(node, {
+    start: (message: string) =>
       Effect.gen(function* () {
-        const write = yield* socket.writer
-        const inbox = yield* Queue.unbounded<string>()
-        const decoder = new TextDecoder()
-        const reader = yield* Effect.fork(socket.runRaw((data) => Queue.offer(inbox, typeof data === "string" ? data : decoder.decode(data))))
-        const closed = () => Effect.map(Fiber.poll(reader), Option.isSome)
-        const first = yield* Effect.raceFirst(Effect.map(Queue.take(inbox), Option.some), Effect.as(Fiber.await(reader), Option.none<string>()))
-        if (Option.isNone(first)) return
-        const send = (text: string) => Effect.catchAll(write(text), () => Effect.void)
-        const close = Effect.catchAll(write(new Socket.CloseEvent(1000, "")), () => Effect.void)
-        const started = yield* Effect.either(
-          Effect.gen(function* () {
-            const request = yield* orFail(decodeStreamRequest(first.value), (e) => e)
-            const setup = yield* setupStream(node, request, mode, Number.MAX_SAFE_INTEGER)
-            return { request, setup }
-          }).pipe(Effect.provideService(AuthenticatedUser, access))
-        )
-        if (Either.isLeft(started)) {
-          yield* send(errorMessage(started.left))
-          return yield* close
-        }
-        const { request, setup } = started.right
-        const render = renderItem(mode)
-        for (const item of setup.first.items) yield* send(JSON.stringify(render(item)))
-        let scannedTo = setup.first.scannedTo
-        const end = request.endInclusive
-        while (end === undefined || scannedTo < end) {
-          if (request.descendingOrder === true) break
-          yield* Effect.sleep(settings.pollMillis)
-          if (yield* closed()) return
-          if ((yield* node.runtime.engine) !== setup.engine) break
-          const logic = setup.participant.logic
-          if (logic.ledgerEnd <= scannedTo) continue
-          const more = LedgerApi.readUpdates(logic, {
-            beginExclusive: scannedTo,
-            endInclusive: end,
-            descending: false,
-            maxItems: Number.MAX_SAFE_INTEGER,
-            format: setup.format
-          })
-          scannedTo = more.scannedTo
-          for (const item of more.items) yield* send(JSON.stringify(render(item)))
-        }
-        yield* close
-        yield* Fiber.interrupt(reader)
+        const request = yield* orFail(decodeStreamRequest(message), (e) => e)
+        const setup = yield* setupStream(node, request, mode, Number.MAX_SAFE_INTEGER)
+        return { engine: setup.engine, state: { request, setup, scannedTo: setup.first.scannedTo }, items: setup.first.items.map((item): unknown => render(item)) }
+      }),
+    open: ({ request, scannedTo }) => request.descendingOrder !== true && (request.endInclusive === undefined || scannedTo < request.endInclusive),
+    more: (stream) => {
+      const logic = stream.setup.participant.logic
+      if (logic.ledgerEnd <= stream.scannedTo) return undefined
+      const more = LedgerApi.readUpdates(logic, {
+        beginExclusive: stream.scannedTo,
+        endInclusive: stream.request.endInclusive,
+        descending: false,
+        maxItems: Number.MAX_SAFE_INTEGER,
+        format: stream.setup.format
       })
-    )
+      return { state: { ...stream, scannedTo: more.scannedTo }, items: more.items.map((item): unknown => render(item)) }
+    }
   })
+}
 
 // =============================================================================================
 // Lookups
