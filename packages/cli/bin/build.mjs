@@ -70,9 +70,10 @@ export const buildBundle = () =>
   })
 
 /**
- * Creates the PGlite template data directory (initdb, 4 to 10 s) once, at install time, so that the
- * first `sandnet start` on a machine only copies it (see docs/storage.md). Runs a small bundle of
- * the store's `preparePgliteTemplate`; a failure only warns (the first start then creates it).
+ * Creates the PGlite template data directories once, at install time (initdb, 4 to 10 s, then the
+ * store's migrations), so that the first `sandnet start` on a machine only copies one (see
+ * docs/storage.md). Runs a small bundle of the store's `prepareMigratedTemplate`; a failure only
+ * warns (the first start then creates the initdb template and migrates).
  */
 export const prepareStorage = async () => {
   const outfile = join(here, "..", "dist", "prepare-storage.mjs")
@@ -80,8 +81,8 @@ export const prepareStorage = async () => {
     stdin: {
       contents: [
         'import { Effect } from "effect"',
-        'import { preparePgliteTemplate } from "@sandnet/store"',
-        "const result = await Effect.runPromise(preparePgliteTemplate())",
+        'import { prepareMigratedTemplate } from "@sandnet/store"',
+        "const result = await Effect.runPromise(prepareMigratedTemplate())",
         'console.log(result.created ? `sandnet: PGlite template created in ${(result.ms / 1000).toFixed(1)} s (${result.template})` : `sandnet: PGlite template ready (${result.template})`)'
       ].join("\n"),
       resolveDir: here,

@@ -10,11 +10,14 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { type PgliteStartupError, StorageError, type StoreConfigError } from "./errors.ts"
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import { PgliteStartupError, StorageError, type StoreConfigError } from "./errors.ts"
 import { makeMemoryBacking, makeMemoryStore, type MemoryBacking } from "./memory.ts"
-import { EmbeddedPglite, pgliteLayer, type PgliteOptions } from "./pglite.ts"
+import { defaultTemplateDir, EmbeddedPglite, pgliteLayer, preparePgliteTemplate, type PgliteOptions } from "./pglite.ts"
 import type { EventStoreService } from "./service.ts"
-import { makeSqlStore, type SqlStoreOptions } from "./sql.ts"
+import { DEFAULT_SCHEMA, latestMigrationId, makeSqlStore, type SqlStoreOptions } from "./sql.ts"
 
 export interface PostgresOptions extends SqlStoreOptions {
   /** e.g. `postgres://user@127.0.0.1:5432/db` */
@@ -46,7 +49,9 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
   static readonly pglite = (
     options: EmbeddedOptions = {}
   ): Layer.Layer<EventStore | EmbeddedPglite, StorageError | StoreConfigError | PgliteStartupError> => {
-    const database = pgliteLayer(options)
+    // A new data directory of the default schema starts from the migrated template when there is one.
+    const migrated = options.template === undefined && (options.schema ?? DEFAULT_SCHEMA) === DEFAULT_SCHEMA ? existingMigratedTemplate() : undefined
+    const database = pgliteLayer(migrated === undefined ? options : { ...options, template: migrated })
     return Layer.merge(
       EventStore.sql(options).pipe(Layer.provide(database)),
       Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database))
@@ -75,3 +80,52 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
       )
     )
 }
+
+/**
+ * Where the migrated template lives: the initdb template with the store's schema (`sandnet`) and
+ * every migration applied, keyed by the newest migration id so that a new migration never reuses
+ * an old one. A new data directory copied from it needs no migration at its first start.
+ */
+export const migratedTemplateDir = (base: string = defaultTemplateDir()): string => `${base}-${DEFAULT_SCHEMA}-m${latestMigrationId()}`
+
+const existingMigratedTemplate = (): string | undefined => {
+  try {
+    const dir = migratedTemplateDir()
+    return fs.existsSync(`${dir}/PG_VERSION`) ? dir : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Creates the migrated template once (at install time, from `npm ci`'s build step): a data
+ * directory is started from the initdb template, migrated, closed cleanly, and its PGDATA moved
+ * into place atomically. Saves a new node's first start the migration (a few hundred ms).
+ */
+export const prepareMigratedTemplate = (): Effect.Effect<
+  { readonly template: string; readonly created: boolean; readonly ms: number },
+  PgliteStartupError | StorageError | StoreConfigError
+> =>
+  Effect.gen(function*() {
+    const started = performance.now()
+    const base = (yield* preparePgliteTemplate()).template
+    const target = migratedTemplateDir(base)
+    if (fs.existsSync(`${target}/PG_VERSION`)) return { template: target, created: false, ms: 0 }
+    const work = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`
+    const fail = (message: string) => (cause: unknown) => new PgliteStartupError({ dataDir: work, message: `${message}: ${String(cause)}`, cause })
+    yield* Effect.scoped(Layer.build(EventStore.pglite({ dataDir: work, template: base })))
+    const moved = yield* Effect.tryPromise({
+      try: async () => {
+        try {
+          await fsp.rename(`${work}/pgdata`, target)
+          return true
+        } catch (error) {
+          // Another process won the race: its template is as good.
+          if (fs.existsSync(`${target}/PG_VERSION`)) return false
+          throw error
+        }
+      },
+      catch: fail("cannot move the migrated template into place")
+    }).pipe(Effect.ensuring(Effect.promise(() => fsp.rm(work, { recursive: true, force: true }))))
+    return { template: target, created: moved, ms: Math.round(performance.now() - started) }
+  })

@@ -3,7 +3,7 @@
  * contiguous seq per stream) and a key-value area for snapshots, behind one `EventStore` service
  * with an in-memory layer and a PostgreSQL layer (embedded PGlite by default). See docs/storage.md.
  */
-export { EventStore, type EmbeddedOptions, type PostgresOptions } from "./EventStore.ts"
+export { EventStore, migratedTemplateDir, prepareMigratedTemplate, type EmbeddedOptions, type PostgresOptions } from "./EventStore.ts"
 export type { EventStoreService } from "./service.ts"
 export {
   type JournalEntry,

@@ -87,6 +87,9 @@ export const migrations = (schema: string): Record<string, Effect.Effect<void, S
   })
 })
 
+/** The id of the newest migration (a data directory migrated to it needs none). */
+export const latestMigrationId = (): number => Math.max(...Object.keys(migrations(DEFAULT_SCHEMA)).map((key) => Number.parseInt(key, 10)))
+
 /**
  * Creates the schema if needed and runs the pending migrations; returns the ids applied now. An
  * up-to-date schema costs one query (the usual start), otherwise PgMigrator does the work (under

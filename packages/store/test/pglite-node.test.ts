@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { EmbeddedPglite, EventStore } from "../src/index.ts"
+import { EmbeddedPglite, EventStore, migratedTemplateDir, prepareMigratedTemplate } from "../src/index.ts"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-store-node-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -23,6 +23,25 @@ describe("embedded PGlite", () => {
       expect(fs.existsSync(path.join(dataDir, "pglite.lock"))).toBe(false)
       const second = yield* Effect.provide(EmbeddedPglite, layer)
       expect(second.origin).toBe("existing")
+    }))
+
+  it.live("starts new data directories of the default schema from the migrated template, others from the initdb one", () =>
+    Effect.gen(function*() {
+      const prepared = yield* prepareMigratedTemplate()
+      expect(prepared.template).toBe(migratedTemplateDir())
+      expect(fs.existsSync(path.join(prepared.template, "PG_VERSION"))).toBe(true)
+      // Idempotent: a second call finds it.
+      expect((yield* prepareMigratedTemplate()).created).toBe(false)
+      // The migrated template holds the schema and nothing else: a node copied from it starts empty and writes.
+      for (const schema of [undefined, "other_node"]) {
+        const dataDir = path.join(root, `migrated-${schema ?? "default"}`)
+        yield* Effect.gen(function*() {
+          const store = yield* EventStore
+          expect(yield* store.streams()).toEqual([])
+          yield* store.append([{ stream: "s", seq: 1, kind: "k", body: { schema: schema ?? "sandnet" } }])
+          expect((yield* store.readStream("s")).map((e) => e.body)).toEqual([{ schema: schema ?? "sandnet" }])
+        }).pipe(Effect.provide(EventStore.pglite(schema === undefined ? { dataDir } : { dataDir, schema })))
+      }
     }))
 
   it.live("refuses a data directory that another store has open", () =>
