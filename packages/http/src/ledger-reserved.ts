@@ -16,16 +16,8 @@ export const RESERVED_LEDGER_ENDPOINTS = [
     "Submits a reassignment command and waits for the reassignment."
   ),
   r(HttpApiEndpoint.post("submitReassignmentAsync", "/v2/commands/async/submit-reassignment"), "postV2CommandsAsyncSubmit-reassignment", "Submit a reassignment command asynchronously."),
-  r(HttpApiEndpoint.post("listVettedPackages", "/v2/package-vetting/list"), "postV2Package-vettingList", "Lists which participant node vetted what packages on which synchronizer."),
   r(HttpApiEndpoint.post("updateVettedPackages", "/v2/package-vetting/update"), "postV2Package-vettingUpdate", "Update the vetted packages of this participant."),
-  r(HttpApiEndpoint.get("listVettedPackagesDeprecated", "/v2/package-vetting"), "getV2Package-vetting", "Deprecated: use POST /v2/package-vetting/list."),
-  r(HttpApiEndpoint.post("updateVettedPackagesDeprecated", "/v2/package-vetting"), "postV2Package-vetting", "Deprecated: use POST /v2/package-vetting/update."),
-  r(
-    HttpApiEndpoint.get("preferredPackageVersion", "/v2/interactive-submission/preferred-package-version"),
-    "getV2Interactive-submissionPreferred-package-version",
-    "Deprecated: use POST /v2/interactive-submission/preferred-packages."
-  ),
-  r(HttpApiEndpoint.post("preferredPackages", "/v2/interactive-submission/preferred-packages"), "postV2Interactive-submissionPreferred-packages", "Get the preferred packages for constructing a command submission.")
+  r(HttpApiEndpoint.post("updateVettedPackagesDeprecated", "/v2/package-vetting"), "postV2Package-vetting", "Deprecated: use POST /v2/package-vetting/update.")
 ] as const
 
 export const ReservedLedgerGroup = (

@@ -31,6 +31,7 @@ import { PackageRoutes, PackagesGroup, VersionGroup } from "./ledger-packages.ts
 import { PartiesGroup, PartyRoutes } from "./ledger-parties.ts"
 import { ReservedLedgerGroup, ReservedLedgerRoutes } from "./ledger-reserved.ts"
 import { StateGroup, UpdateRoutes, UpdatesGroup } from "./ledger-updates.ts"
+import { PackageVettingGroup, PreferredPackagesGroup, VettingRoutes } from "./ledger-vetting.ts"
 import { SandnetStorageGroup } from "./sandnet-storage.ts"
 import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
 
@@ -293,12 +294,14 @@ export const LedgerApi = HttpApi.make("ledger")
   .add(CommandsGroup)
   .add(CompletionsGroup)
   .add(InteractiveSubmissionGroup)
+  .add(PreferredPackagesGroup)
   .add(UpdatesGroup)
   .add(StateGroup)
   .add(EventQueryGroup)
   .add(ContractGroup)
   .add(PartiesGroup)
   .add(PackagesGroup)
+  .add(PackageVettingGroup)
   .add(VersionGroup)
   .add(IdentityProvidersGroup)
   .add(UsersGroup)
@@ -648,6 +651,7 @@ export const LedgerRoutes = Layer.mergeAll(
   EventRoutes,
   PartyRoutes,
   PackageRoutes,
+  VettingRoutes,
   DevRoutes,
   ReservedLedgerRoutes,
   surfaceNotFound(ledger)

@@ -166,13 +166,15 @@ describe("version and documents", () => {
       ["/v2/events/events-by-contract-id", "post"],
       ["/v2/contracts/contract-by-id", "post"],
       ["/v2/updates/get-updates-page", "post"],
-      ["/v2/state/active-contracts-page", "post"]
+      ["/v2/state/active-contracts-page", "post"],
+      ["/v2/package-vetting/list", "post"],
+      ["/v2/interactive-submission/preferred-packages", "post"]
     ] as const) {
       const operation = described.paths[path]?.[method]
       expect(operation?.summary, path).toBeUndefined()
       expect(operation?.requestBody, path).toBeDefined()
     }
-    const reserved = await post(node, "/v2/interactive-submission/preferred-packages", aliceToken, {})
+    const reserved = await post(node, "/v2/package-vetting/update", node.admin, {})
     expect(reserved.status).toBe(501)
     expect(reserved.json).toMatchObject({ code: "UNSUPPORTED_OPERATION", errorCategory: 14 })
   })
