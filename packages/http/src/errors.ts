@@ -466,6 +466,37 @@ export const describe = (error: HandlerError): Described => {
         error.message
       )
 
+    case "PartyRecordPartyNotFound":
+      return fromCategory(
+        standard("PARTY_NOT_FOUND", C.InvalidGivenCurrentSystemStateResourceMissing, error.message, {
+          resources: [["PARTY", error.party]]
+        }),
+        error.message
+      )
+    case "InvalidPartyDetailsUpdate":
+      return fromCategory(
+        standard("INVALID_UPDATE_PARTY_DETAILS_REQUEST", C.InvalidIndependentOfSystemState, error.message, {
+          resources: [["PARTY", error.party]]
+        }),
+        error.message
+      )
+    case "ConcurrentPartyDetailsUpdate":
+      return fromCategory(
+        standard("CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED", C.ContentionOnSharedResources, error.message, {
+          resources: [["PARTY", error.party]]
+        }),
+        error.message
+      )
+    case "PartyAnnotationsTooLarge":
+      return fromCategory(
+        standard("MAX_PARTY_DETAILS_ANNOTATIONS_SIZE_EXCEEDED", C.InvalidGivenCurrentSystemStateOther, error.message, {
+          resources: [["PARTY", error.party]]
+        }),
+        error.message
+      )
+    case "PartyInOtherIdentityProvider":
+      return fromCategory(standard("PERMISSION_DENIED", C.InsufficientPermission, error.message), error.message)
+
     // scan and registry reads (@sandnet/engine ScanApi): not found
     case "UpdateNotFound":
     case "DsoContractNotFound":
@@ -525,6 +556,11 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   IdentityProviderConfigAlreadyExists: true,
   IdentityProviderIssuerAlreadyExists: true,
   TooManyIdentityProviderConfigs: true,
+  PartyRecordPartyNotFound: true,
+  InvalidPartyDetailsUpdate: true,
+  ConcurrentPartyDetailsUpdate: true,
+  PartyAnnotationsTooLarge: true,
+  PartyInOtherIdentityProvider: true,
   UpdateNotFound: true,
   DsoContractNotFound: true,
   TransferPreapprovalNotFound: true,

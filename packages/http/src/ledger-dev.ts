@@ -12,6 +12,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_MINUTE, MICROS_PER_SECOND, toIso, type Micros } from "@sandnet/core"
 import { Effect, Layer, Schema } from "effect"
 import { requireParticipantAdmin } from "./auth.ts"
+import { Admin } from "./engine-admin.ts"
 import { engineRoutes, invalidBody, op } from "./ledger-context.ts"
 import { bind, Surfaces } from "./surface.ts"
 
@@ -84,6 +85,8 @@ export const DevRoutes = engineRoutes([GetTime, AdvanceTime, Reset], (node) =>
       Effect.gen(function* () {
         yield* requireParticipantAdmin
         yield* node.runtime.reset
+        // The parties are gone with the network: so are their participant-local details.
+        yield* Effect.flatMap(Admin.UserManagement, (users) => users.clearPartyRecords)
         return {}
       })
     )

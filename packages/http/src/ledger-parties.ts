@@ -32,7 +32,7 @@ import {
 } from "./ledger-context.ts"
 import { Parties } from "./ledger-encoding.ts"
 import type { EngineInstance } from "./node-runtime.ts"
-import { bind, notImplemented, reserved, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -49,6 +49,26 @@ export const PartyDetails = Schema.Struct({
   localMetadata: Schema.Struct({ resourceVersion: Schema.String, annotations: Schema.Record({ key: Schema.String, value: Schema.String }) }),
   identityProviderId: Schema.String
 }).annotations({ identifier: "PartyDetails" })
+
+const FieldMask = Schema.Struct({
+  paths: Schema.optional(Schema.Array(Schema.String)),
+  unknownFields: Schema.optional(Schema.Unknown)
+}).annotations({ identifier: "FieldMask" })
+
+export const PartyDetailsInput = Schema.Struct({
+  party: Schema.String,
+  isLocal: Schema.optional(Schema.Boolean),
+  localMetadata: Schema.optional(ObjectMeta),
+  identityProviderId: Schema.optional(Schema.String)
+}).annotations({ identifier: "PartyDetailsInput" })
+
+export const UpdatePartyDetailsRequest = Schema.Struct({
+  partyDetails: PartyDetailsInput,
+  updateMask: FieldMask
+}).annotations({ identifier: "UpdatePartyDetailsRequest" })
+export const UpdatePartyDetailsResponse = Schema.Struct({ partyDetails: PartyDetails }).annotations({
+  identifier: "UpdatePartyDetailsResponse"
+})
 
 export const ListKnownPartiesResponse = Schema.Struct({
   partyDetails: Schema.Array(PartyDetails),
@@ -144,12 +164,13 @@ export const GetParties = op(
   "getV2PartiesParty",
   "Get the party details of the given parties. Only known parties will be returned in the list."
 )
-export const UpdatePartyDetails = reserved(
-  op(
-    HttpApiEndpoint.patch("updatePartyDetails", "/v2/parties/:party").setPath(Schema.Struct({ party: Schema.String })),
-    "patchV2PartiesParty",
-    "Update selected modifiable participant-local attributes of a party details resource."
-  )
+export const UpdatePartyDetails = op(
+  HttpApiEndpoint.patch("updatePartyDetails", "/v2/parties/:party")
+    .setPath(Schema.Struct({ party: Schema.String }))
+    .setPayload(UpdatePartyDetailsRequest)
+    .addSuccess(UpdatePartyDetailsResponse),
+  "patchV2PartiesParty",
+  "Update selected modifiable participant-local attributes of a party details resource (local metadata annotations; isLocal must match)."
 )
 export const GenerateExternalPartyTopology = op(
   HttpApiEndpoint.post("generateExternalPartyTopology", "/v2/parties/external/generate-topology")
@@ -180,12 +201,22 @@ export const PartiesGroup = HttpApiGroup.make("parties")
 // Handlers
 // =============================================================================================
 
-const details = (info: LedgerApi.PartyInfo) => ({
-  party: info.party,
-  isLocal: info.isLocal,
-  localMetadata: { resourceVersion: "0", annotations: {} },
-  identityProviderId: ""
-})
+const EMPTY_METADATA = { resourceVersion: "0", annotations: {} }
+
+/**
+ * A party's details as a request in `identityProviderId` sees them (Canton's blinding): its
+ * record's metadata and provider when the record is in that provider; for the default provider,
+ * the party as the topology has it; for another provider, the party as non-local.
+ */
+const details = (info: LedgerApi.PartyInfo, records: ReadonlyMap<string, Admin.PartyRecord> = new Map(), identityProviderId = "") => {
+  const record = records.get(info.party)
+  if (record !== undefined && record.identityProviderId === identityProviderId) {
+    return { party: info.party, isLocal: info.isLocal, localMetadata: record.metadata, identityProviderId: record.identityProviderId }
+  }
+  return { party: info.party, isLocal: identityProviderId === "" ? info.isLocal : false, localMetadata: EMPTY_METADATA, identityProviderId: "" }
+}
+
+const partyRecords = Effect.flatMap(Admin.UserManagement, (users) => Effect.map(users.state, (state) => state.partyRecords))
 
 const MAX_PARTIES_PAGE_SIZE = 10_000
 
@@ -224,6 +255,7 @@ const ledger = Surfaces.ledger
 
 export const PARTY_ENDPOINTS = [
   ListKnownParties,
+  UpdatePartyDetails,
   AllocateParty,
   GetParticipantId,
   GetParties,
@@ -231,9 +263,7 @@ export const PARTY_ENDPOINTS = [
   AllocateExternalParty
 ] as const
 
-export const PartyRoutes = Layer.merge(
-  notImplemented(ledger, UpdatePartyDetails),
-  engineRoutes(PARTY_ENDPOINTS, (node) =>
+export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
     Layer.mergeAll(
       bind(ledger, ListKnownParties, ({ urlParams }) =>
         Effect.gen(function* () {
@@ -244,8 +274,10 @@ export const PartyRoutes = Layer.merge(
           const token = urlParams.pageToken ?? ""
           const matching = all.filter((p) => p.party.includes(filter) && (token === "" || p.party > token))
           const page = matching.slice(0, pageSize)
+          const records = yield* partyRecords
+          const idp = urlParams["identity-provider-id"] ?? ""
           return {
-            partyDetails: page.map(details),
+            partyDetails: page.map((p) => details(p, records, idp)),
             nextPageToken: matching.length > pageSize ? page[page.length - 1]!.party : ""
           }
         })
@@ -286,7 +318,41 @@ export const PartyRoutes = Layer.merge(
           yield* requireAdmin(urlParams["identity-provider-id"])
           const wanted = new Set([path.party, ...(urlParams.parties ?? [])])
           const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParties(participant.logic)))
-          return { partyDetails: all.filter((p) => wanted.has(p.party)).map(details) }
+          const records = yield* partyRecords
+          const idp = urlParams["identity-provider-id"] ?? ""
+          return { partyDetails: all.filter((p) => wanted.has(p.party)).map((p) => details(p, records, idp)) }
+        })
+      ),
+      bind(ledger, UpdatePartyDetails, ({ path, payload }) =>
+        Effect.gen(function* () {
+          const requested = payload.partyDetails
+          if (requested.party !== "" && requested.party !== path.party) {
+            return yield* Effect.fail(invalidBody("partyDetails.party", `"${requested.party}" is not the party of the path "${path.party}"`))
+          }
+          const identityProviderId = requested.identityProviderId ?? ""
+          yield* requireAdmin(identityProviderId)
+          const facts = yield* run(node, (_engine, participant) =>
+            Either.right(LedgerApi.knownParties(participant.logic).find((p) => p.party === path.party))
+          )
+          const users = yield* Admin.UserManagement
+          const record = yield* users.updatePartyDetails(
+            {
+              party: path.party,
+              isLocal: requested.isLocal,
+              localMetadata: requested.localMetadata,
+              identityProviderId,
+              updateMask: payload.updateMask.paths ?? []
+            },
+            facts === undefined ? undefined : { isLocal: facts.isLocal }
+          )
+          return {
+            partyDetails: {
+              party: path.party,
+              isLocal: facts?.isLocal ?? false,
+              localMetadata: record.metadata,
+              identityProviderId: record.identityProviderId
+            }
+          }
         })
       ),
       bind(ledger, GenerateExternalPartyTopology, ({ payload }) =>
@@ -344,4 +410,3 @@ export const PartyRoutes = Layer.merge(
       )
     )
   )
-)

@@ -96,6 +96,63 @@ export class TooManyIdentityProviderConfigs extends Schema.TaggedError<TooManyId
   }
 }
 
+/** PARTY_NOT_FOUND (InvalidGivenCurrentSystemStateResourceMissing): no such party in the topology. */
+export class PartyRecordPartyNotFound extends Schema.TaggedError<PartyRecordPartyNotFound>()("PartyRecordPartyNotFound", {
+  operation: Schema.String,
+  party: Schema.String
+}) {
+  override get message() {
+    return `Party not found: ${this.operation} failed for unknown party "${this.party}"`
+  }
+}
+
+/** INVALID_UPDATE_PARTY_DETAILS_REQUEST (InvalidIndependentOfSystemState): a bad mask or a non-modifiable field changed. */
+export class InvalidPartyDetailsUpdate extends Schema.TaggedError<InvalidPartyDetailsUpdate>()("InvalidPartyDetailsUpdate", {
+  party: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Update operation for party '${this.party}' failed due to: ${this.reason}`
+  }
+}
+
+/** CONCURRENT_PARTY_DETAILS_UPDATE_DETECTED (ContentionOnSharedResources): a stale resourceVersion. */
+export class ConcurrentPartyDetailsUpdate extends Schema.TaggedError<ConcurrentPartyDetailsUpdate>()("ConcurrentPartyDetailsUpdate", {
+  party: Schema.String
+}) {
+  override get message() {
+    return `Update operation for party '${this.party}' failed due to a concurrent update to the same party`
+  }
+}
+
+/** MAX_PARTY_DETAILS_ANNOTATIONS_SIZE_EXCEEDED (InvalidGivenCurrentSystemStateOther). */
+export class PartyAnnotationsTooLarge extends Schema.TaggedError<PartyAnnotationsTooLarge>()("PartyAnnotationsTooLarge", {
+  party: Schema.String,
+  maxBytes: Schema.Number
+}) {
+  override get message() {
+    return `Annotations size for party '${this.party}' has been exceeded (at most ${this.maxBytes} bytes)`
+  }
+}
+
+/** PERMISSION_DENIED: the party's record belongs to another identity provider than the request names. */
+export class PartyInOtherIdentityProvider extends Schema.TaggedError<PartyInOtherIdentityProvider>()("PartyInOtherIdentityProvider", {
+  party: Schema.String
+}) {
+  override get message() {
+    return `Party ${this.party} belongs to an identity provider that differs from the one specified in the request`
+  }
+}
+
+export type PartyRecordError =
+  | InvalidArgument
+  | IdentityProviderConfigNotFound
+  | PartyRecordPartyNotFound
+  | InvalidPartyDetailsUpdate
+  | ConcurrentPartyDetailsUpdate
+  | PartyAnnotationsTooLarge
+  | PartyInOtherIdentityProvider
+
 export type AdminError =
   | InvalidArgument
   | UserNotFound
@@ -107,3 +164,8 @@ export type AdminError =
   | IdentityProviderConfigAlreadyExists
   | IdentityProviderIssuerAlreadyExists
   | TooManyIdentityProviderConfigs
+  | PartyRecordPartyNotFound
+  | InvalidPartyDetailsUpdate
+  | ConcurrentPartyDetailsUpdate
+  | PartyAnnotationsTooLarge
+  | PartyInOtherIdentityProvider

@@ -7,7 +7,7 @@
  * fold never reads it, so replay does not depend on the clock).
  */
 import { Schema } from "effect"
-import { IdentityProviderConfig, Right, User } from "./model.ts"
+import { IdentityProviderConfig, PartyRecord, Right, User } from "./model.ts"
 
 const at = Schema.Number
 
@@ -50,6 +50,11 @@ export const UserIdentityProviderChanged = Schema.TaggedStruct("UserIdentityProv
   identityProviderId: Schema.String
 })
 
+/** The whole new party record, resourceVersion already bumped (PATCH /v2/parties/{party}). */
+export const PartyRecordUpdated = Schema.TaggedStruct("PartyRecordUpdated", { at, record: PartyRecord })
+/** Every party record dropped (a reset of the network: its parties are gone). */
+export const PartyRecordsCleared = Schema.TaggedStruct("PartyRecordsCleared", { at })
+
 export const AdminEvent = Schema.Union(
   IdentityProviderConfigCreated,
   IdentityProviderConfigUpdated,
@@ -59,7 +64,9 @@ export const AdminEvent = Schema.Union(
   UserDeleted,
   UserRightsGranted,
   UserRightsRevoked,
-  UserIdentityProviderChanged
+  UserIdentityProviderChanged,
+  PartyRecordUpdated,
+  PartyRecordsCleared
 )
 export type AdminEvent = typeof AdminEvent.Type
 

@@ -232,3 +232,19 @@ const utf8 = new TextEncoder()
 /** Keys sorted, so that a user prints the same way whatever order its annotations were set in. */
 export const sortAnnotations = (annotations: Annotations): Annotations =>
   Object.fromEntries(Object.entries(annotations).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
+// ---------------------------------------------------------------------------------------------
+// Party records (participant-local party details)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What the participant keeps about a party beyond the topology: its local metadata and identity
+ * provider (Canton's PartyRecord). A party without a record has empty metadata, resourceVersion
+ * "0" as printed, and the default identity provider.
+ */
+export const PartyRecord = Schema.Struct({
+  party: Schema.String,
+  identityProviderId: Schema.String,
+  metadata: ObjectMeta
+})
+export type PartyRecord = typeof PartyRecord.Type

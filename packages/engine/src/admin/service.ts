@@ -10,6 +10,7 @@
 import { micros } from "@sandnet/core"
 import { Clock, Context, Effect, Either, Layer, Ref } from "effect"
 import * as Decide from "./decide.ts"
+import * as Parties from "./parties.ts"
 import type { AdminError } from "./errors.ts"
 import type { AdminEvent } from "./events.ts"
 import {
@@ -19,6 +20,7 @@ import {
   Rights,
   type AdminLimits,
   type IdentityProviderConfig,
+  type PartyRecord,
   type Right,
   type User,
   type UserRecord
@@ -87,6 +89,15 @@ export interface UserManagementService {
     sourceIdentityProviderId: string,
     targetIdentityProviderId: string
   ) => Effect.Effect<void, AdminError>
+  /** The participant-local details of a party (the empty record when none was stored). */
+  readonly getPartyRecord: (party: string) => Effect.Effect<PartyRecord>
+  /** PATCH /v2/parties/{party}: `ledgerParty` is what the topology says of the party (undefined: unknown). */
+  readonly updatePartyDetails: (
+    input: Parties.UpdatePartyDetailsInput,
+    ledgerParty: Parties.LedgerPartyFacts | undefined
+  ) => Effect.Effect<PartyRecord, AdminError>
+  /** Drops every party record (the network was reset: its parties are gone). */
+  readonly clearPartyRecords: Effect.Effect<void>
 }
 
 export class UserManagement extends Context.Tag("@sandnet/engine/admin/UserManagement")<
@@ -179,7 +190,14 @@ export const makeUserManagement = (
       revokeUserRights: (userId, rights, scope) =>
         run((state, at) => Decide.revokeUserRights(state, userId, rights, scope, at)),
       updateUserIdentityProvider: (userId, source, target) =>
-        run((state, at) => Decide.updateUserIdentityProvider(state, userId, source, target, at))
+        run((state, at) => Decide.updateUserIdentityProvider(state, userId, source, target, at)),
+      getPartyRecord: (party) => Effect.map(Ref.get(ref), (state) => Parties.partyRecordOf(state, party)),
+      updatePartyDetails: (input, ledgerParty) => run((state, at) => Parties.updatePartyDetails(state, input, ledgerParty, limits, at)),
+      clearPartyRecords: Effect.orDie(
+        run((state, at) =>
+          Either.right({ events: state.partyRecords.size === 0 ? [] : [{ _tag: "PartyRecordsCleared" as const, at }], result: undefined })
+        )
+      )
     }
     return service
   })

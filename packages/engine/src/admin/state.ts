@@ -13,6 +13,7 @@ import {
   rightKey,
   sortAnnotations,
   type IdentityProviderConfig,
+  type PartyRecord,
   type User,
   type UserRecord
 } from "./model.ts"
@@ -20,11 +21,13 @@ import {
 export interface AdminState {
   readonly identityProviders: ReadonlyMap<string, IdentityProviderConfig>
   readonly users: ReadonlyMap<string, UserRecord>
+  /** Participant-local party details by party id (only parties whose details were updated). */
+  readonly partyRecords: ReadonlyMap<string, PartyRecord>
   /** Number of events applied: the journal position this state corresponds to. */
   readonly version: number
 }
 
-export const emptyAdminState: AdminState = { identityProviders: new Map(), users: new Map(), version: 0 }
+export const emptyAdminState: AdminState = { identityProviders: new Map(), users: new Map(), partyRecords: new Map(), version: 0 }
 
 const byId = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -109,6 +112,21 @@ const applyEvent = (state: AdminState, event: AdminEvent): AdminState => {
       const record = existingUser(state, event.userId, "UserIdentityProviderChanged")
       return withUser(state, { ...record, user: { ...record.user, identityProviderId: event.identityProviderId } })
     }
+    case "PartyRecordUpdated": {
+      const previous = state.partyRecords.get(event.record.party)
+      invariant(
+        Number(event.record.metadata.resourceVersion) > Number(previous?.metadata.resourceVersion ?? "0"),
+        () => `party ${event.record.party}: resourceVersion must increase`
+      )
+      const partyRecords = new Map(state.partyRecords)
+      partyRecords.set(event.record.party, {
+        ...event.record,
+        metadata: { ...event.record.metadata, annotations: sortAnnotations(event.record.metadata.annotations) }
+      })
+      return { ...state, partyRecords }
+    }
+    case "PartyRecordsCleared":
+      return { ...state, partyRecords: new Map() }
     default:
       return unreachable(event, "admin event")
   }
