@@ -224,6 +224,7 @@ export const GetUpdatesTree = op(
 export const SubscribeUpdates = HttpApiEndpoint.get("subscribeUpdates", "/v2/updates")
 export const SubscribeUpdatesFlat = HttpApiEndpoint.get("subscribeUpdatesFlat", "/v2/updates/flats")
 export const SubscribeUpdatesTree = HttpApiEndpoint.get("subscribeUpdatesTree", "/v2/updates/trees")
+export const SubscribeActiveContracts = HttpApiEndpoint.get("subscribeActiveContracts", "/v2/state/active-contracts")
 
 export const GetUpdateById = op(
   HttpApiEndpoint.post("getUpdateById", "/v2/updates/update-by-id").setPayload(GetUpdateByIdRequest).addSuccess(JsGetUpdateResponse),
@@ -705,6 +706,62 @@ const activeContractsPageFromBody = (node: LedgerNode, http: HttpServerRequest.H
   })
 
 // =============================================================================================
+// Active contracts (list and websocket)
+// =============================================================================================
+
+/** The snapshot a GetActiveContractsRequest asks for (at most `elementsLimit` contracts), with its engine. */
+const readActiveContracts = (node: LedgerNode, payload: typeof GetActiveContractsRequest.Type, elementsLimit: number) =>
+  Effect.gen(function* () {
+    if (payload.eventFormat !== undefined && (payload.filter !== undefined || payload.verbose !== undefined)) {
+      return yield* Effect.fail(invalidBody("filter", "must be unset when eventFormat is set"))
+    }
+    const json = payload.eventFormat ?? payload.filter
+    if (json === undefined) return yield* Effect.fail(invalidBody("eventFormat", "is missing (or the deprecated filter)"))
+    const field = payload.eventFormat !== undefined ? "eventFormat" : "filter"
+    const format = yield* orFail(toEventFormat(json, payload.eventFormat?.verbose ?? payload.verbose ?? false, field), (e) => e)
+    yield* requireEventFormatReaders(format)
+    return yield* read(
+      node,
+      (engine, participant): Either.Either<{ readonly engine: EngineInstance; readonly contracts: ReadonlyArray<LedgerApi.ActiveContractView> }, HandlerError> =>
+        Either.gen(function* () {
+          const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, field), fromResolution)
+          const offsets = LedgerApi.checkOffsets(participant.logic, payload.activeAtOffset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
+          if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
+          return { engine, contracts: LedgerApi.activeContractsAt(participant.logic, payload.activeAtOffset, resolved).slice(0, elementsLimit) }
+        })
+    )
+  })
+
+const decodeActiveContractsRequest = (text: string): Either.Either<typeof GetActiveContractsRequest.Type, InvalidRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
+  }
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(GetActiveContractsRequest, { errors: "all", onExcessProperty: "ignore" })(json),
+    (error) => new InvalidRequest({ location: "body", detail: error.message })
+  )
+}
+
+/**
+ * The websocket form of `/v2/state/active-contracts`: one GetActiveContractsRequest in, the
+ * snapshot's JsGetActiveContractsResponse items out (no list limit), then a normal close.
+ */
+const subscribeActiveContracts = (node: LedgerNode) =>
+  serveWebSocket(node, {
+    start: (message: string) =>
+      Effect.gen(function* () {
+        const request = yield* orFail(decodeActiveContractsRequest(message), (e) => e)
+        const { engine, contracts } = yield* readActiveContracts(node, request, Number.MAX_SAFE_INTEGER)
+        return { engine, state: undefined, items: contracts.map((c): unknown => renderActiveContract(c)) }
+      }),
+    open: () => false,
+    more: () => undefined
+  })
+
+// =============================================================================================
 // Routes
 // =============================================================================================
 
@@ -726,6 +783,7 @@ export const UPDATE_ENDPOINTS = [
   GetLedgerEnd,
   GetLatestPrunedOffsets,
   GetActiveContracts,
+  SubscribeActiveContracts,
   GetConnectedSynchronizers,
   GetUpdatesPage,
   GetActiveContractsPage,
@@ -758,28 +816,13 @@ export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
     bind(ledger, GetActiveContracts, ({ payload, urlParams }) =>
       Effect.gen(function* () {
         const settings = yield* LedgerApiConfig
-        if (payload.eventFormat !== undefined && (payload.filter !== undefined || payload.verbose !== undefined)) {
-          return yield* Effect.fail(invalidBody("filter", "must be unset when eventFormat is set"))
-        }
-        const json = payload.eventFormat ?? payload.filter
-        if (json === undefined) return yield* Effect.fail(invalidBody("eventFormat", "is missing (or the deprecated filter)"))
-        const field = payload.eventFormat !== undefined ? "eventFormat" : "filter"
-        const format = yield* orFail(toEventFormat(json, payload.eventFormat?.verbose ?? payload.verbose ?? false, field), (e) => e)
-        yield* requireEventFormatReaders(format)
         const cap = settings.maxListElements + 1
-        const elementsLimit = Math.min(urlParams.limit ?? cap, cap)
-        const contracts = yield* read(node, (engine, participant): Either.Either<ReadonlyArray<LedgerApi.ActiveContractView>, HandlerError> =>
-          Either.gen(function* () {
-            const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, field), fromResolution)
-            const offsets = LedgerApi.checkOffsets(participant.logic, payload.activeAtOffset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
-            if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
-            return LedgerApi.activeContractsAt(participant.logic, payload.activeAtOffset, resolved).slice(0, elementsLimit)
-          })
-        )
+        const { contracts } = yield* readActiveContracts(node, payload, Math.min(urlParams.limit ?? cap, cap))
         if (contracts.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(contracts.length, settings.maxListElements))
         return contracts.map(renderActiveContract)
       })
     ),
+    bind(ledger, SubscribeActiveContracts, () => subscribeActiveContracts(node)),
     bind(ledger, GetUpdatesPage, ({ payload }) => updatesPage(node, payload)),
     bind(ledger, GetActiveContractsPage, ({ payload }) => activeContractsPage(node, payload)),
     bind(ledger, GetActiveContractsPageDeprecated, ({ request }) => activeContractsPageFromBody(node, request)),
