@@ -8,6 +8,11 @@
  *   participant (hint: letters, digits, `_`, `-`, `.`, at most 185; absent: `party-<n>`);
  *   `userId`, when given, gets CanActAs of the new party. 409 PARTY_ALREADY_EXISTS for a taken hint.
  * - `GET /v2/parties/{party}` (admin): details of the party and of `?parties=`, known ones only.
+ *   Both GETs show a party's stored local metadata (Admin party records) as Canton blinds them
+ *   for the request's identity provider.
+ * - `PATCH /v2/parties/{party}` (ParticipantAdmin, or IdentityProviderAdmin of the request's
+ *   provider): updates the party's local metadata (Admin.updatePartyDetails: update mask,
+ *   resourceVersion check, isLocal not modifiable), journaled with user management.
  * - `GET /v2/parties/participant-id` (any user): `<name>::<namespace>`.
  * - `POST /v2/parties/external/generate-topology` (any user): the three onboarding transactions
  *   of an external party hosted here (External.generateExternalPartyTopology).
