@@ -160,11 +160,11 @@ export const bearerToken = (headers: Headers.Headers): string | undefined => {
 export const websocketToken = (headers: Headers.Headers): string | undefined => {
   const value = headers["sec-websocket-protocol"]
   if (value === undefined) return undefined
-  for (const part of value.split(",").map((p) => p.trim())) {
-    if (part.startsWith(WEBSOCKET_TOKEN_PREFIX)) return part.slice(WEBSOCKET_TOKEN_PREFIX.length)
-    if (/^[\w-]+\.[\w-]+\.[\w-]*$/.test(part)) return part
-  }
-  return undefined
+  const parts = value.split(",").map((p) => p.trim())
+  const prefixed = parts.find((part) => part.startsWith(WEBSOCKET_TOKEN_PREFIX))
+  if (prefixed !== undefined) return prefixed.slice(WEBSOCKET_TOKEN_PREFIX.length)
+  // `daml.ws.auth` has a JWT's shape (three dotted parts): it is the protocol name, never a token.
+  return parts.find((part) => part !== "daml.ws.auth" && /^[\w-]+\.[\w-]+\.[\w-]*$/.test(part))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@
 import { HttpLayerRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
+import { createServer, type IncomingMessage } from "node:http"
 import { AuthConfig, Authenticator, type AuthSettings } from "./auth.ts"
 import { Admin } from "./engine-admin.ts"
 import { LedgerRoutes } from "./ledger.ts"
@@ -22,6 +22,29 @@ import { RegistryRoutes } from "./registry.ts"
 import { ScanRoutes } from "./scan.ts"
 import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings } from "./surface.ts"
 import { WalletRoutes } from "./wallet.ts"
+
+/**
+ * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
+ * real system answers `daml.ws.auth`. The upgrade (the `ws` library under @effect/platform-node)
+ * selects the first protocol offered, so `daml.ws.auth` is moved to the front before it runs; the
+ * token is read from the header wherever it stands.
+ */
+export const preferDamlWsAuth = (request: IncomingMessage): void => {
+  const offered = request.headers["sec-websocket-protocol"]
+  if (offered === undefined) return
+  const protocols = offered.split(",").map((p) => p.trim())
+  const at = protocols.indexOf(DAML_WS_AUTH)
+  if (at <= 0) return
+  request.headers["sec-websocket-protocol"] = [DAML_WS_AUTH, ...protocols.slice(0, at), ...protocols.slice(at + 1)].join(", ")
+}
+
+const DAML_WS_AUTH = "daml.ws.auth"
+
+const createNodeServer = () => {
+  const server = createServer()
+  server.prependListener("upgrade", preferDamlWsAuth)
+  return server
+}
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
 export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, WalletRoutes, RegistryRoutes, DocsRoutes, rootNotFound)
@@ -48,7 +71,7 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     Layer.provide(Authenticator.layer),
     Layer.provide(HttpNodeConfig.layer(settings)),
     Layer.provide(AuthConfig.layer(options.auth ?? {})),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host }))
+    Layer.provideMerge(NodeHttpServer.layer(createNodeServer, { port: settings.port, host: settings.host }))
   )
 }
 
