@@ -39,6 +39,34 @@ export interface WebSocketStream<S, E, R> {
   readonly more: (state: S) => { readonly state: S; readonly items: ReadonlyArray<unknown> } | undefined
 }
 
+/** RFC 6455 §4.1: a nonce of 16 bytes, base64. */
+const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/
+/** RFC 7230 tokens, comma-separated (RFC 6455 §4.1 subprotocols), each at most once. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+/**
+ * The handshake checks the upgrade itself would fail: they are answered here, in the ledger's
+ * 400, because a handshake the `ws` library refuses on its own never completes the upgrade effect
+ * (its handler would wait forever, and keep the node from shutting down).
+ */
+const checkHandshake = (headers: Readonly<Record<string, string | undefined>>): InvalidRequest | undefined => {
+  const invalid = (parameter: string, detail: string) => new InvalidRequest({ location: "header", parameter, detail })
+  if (!WEBSOCKET_KEY.test(headers["sec-websocket-key"] ?? "")) return invalid("Sec-WebSocket-Key", "must be 16 bytes, base64-encoded")
+  const version = headers["sec-websocket-version"]
+  if (version !== "13" && version !== "8") return invalid("Sec-WebSocket-Version", "must be 13")
+  const offered = headers["sec-websocket-protocol"]
+  if (offered !== undefined) {
+    const protocols = offered.split(",").map((p) => p.trim())
+    if (protocols.some((p) => !TOKEN.test(p)) || new Set(protocols).size !== protocols.length) {
+      return invalid("Sec-WebSocket-Protocol", "must be a comma-separated list of distinct tokens")
+    }
+  }
+  return undefined
+}
+
+/** The upgrade either completes at once or not at all: a safety net for refusals not checked above. */
+const UPGRADE_TIMEOUT = "10 seconds"
+
 export const serveWebSocket = <S, E, R>(node: LedgerNode, stream: WebSocketStream<S, E, R>) =>
   Effect.gen(function* () {
     const http = yield* HttpServerRequest.HttpServerRequest
@@ -47,7 +75,15 @@ export const serveWebSocket = <S, E, R>(node: LedgerNode, stream: WebSocketStrea
         new InvalidRequest({ location: "header", parameter: "Upgrade", detail: `GET ${http.url} is a websocket; use POST for the list form` })
       )
     }
-    const socket = yield* Effect.mapError(http.upgrade, (error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message }))
+    const refused = checkHandshake(http.headers)
+    if (refused !== undefined) return yield* Effect.fail(refused)
+    const socket = yield* http.upgrade.pipe(
+      Effect.mapError((error) => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: error.message })),
+      Effect.timeoutFail({
+        duration: UPGRADE_TIMEOUT,
+        onTimeout: () => new InvalidRequest({ location: "header", parameter: "Upgrade", detail: "the websocket handshake did not complete" })
+      })
+    )
     const settings = yield* LedgerApiConfig
     const access = yield* AuthenticatedUser
     yield* Effect.scoped(

@@ -421,13 +421,24 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
         if (!Cause.isFailType(cause)) yield* Effect.logError("request failed with a defect", cause)
         return render(surface.name, describeCause(cause))
       })
-    )
+    ),
+    Effect.flatMap(closeRefusedUpgrade)
   ) as Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
     Exclude<R, AuthenticatedUser | AuthenticatedSubject> | HttpLayerRouter.Provided | Authenticator
   >
 }
+
+/**
+ * A websocket upgrade answered with an ordinary response (a refusal) leaves a connection that the
+ * HTTP server no longer reads (Node hands upgrade sockets over, and it is ended after the answer):
+ * `Connection: close` tells the client not to send another request on it.
+ */
+const closeRefusedUpgrade = (response: HttpServerResponse.HttpServerResponse) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+    (request.headers["upgrade"] ?? "").toLowerCase() === "websocket" ? HttpServerResponse.setHeader(response, "connection", "close") : response
+  )
 
 const routeMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any): RouteMethod => {
   const method = (endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).method

@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(() => node.close())
 
 /** Opens a websocket upgrade on /v2/updates and answers the status and the selected subprotocol. */
-const handshake = (protocols: string): Promise<{ readonly status: number; readonly protocol: string | undefined }> =>
+const handshake = (
+  protocols: string,
+  overrides: Readonly<Record<string, string>> = {}
+): Promise<{ readonly status: number; readonly protocol: string | undefined; readonly body: string }> =>
   new Promise((resolve, reject) => {
     const url = new URL("/v2/updates", node.url)
     const req = request({
@@ -31,17 +34,21 @@ const handshake = (protocols: string): Promise<{ readonly status: number; readon
         Upgrade: "websocket",
         "Sec-WebSocket-Version": "13",
         "Sec-WebSocket-Key": Buffer.from("sandnet-16-bytes").toString("base64"),
-        "Sec-WebSocket-Protocol": protocols
+        "Sec-WebSocket-Protocol": protocols,
+        // What browsers send; the node has no extensions and ignores it.
+        "Sec-WebSocket-Extensions": "permessage-deflate; client_max_window_bits",
+        ...overrides
       }
     })
     req.on("upgrade", (response, socket) => {
       socket.destroy()
       const protocol = response.headers["sec-websocket-protocol"]
-      resolve({ status: response.statusCode ?? 0, protocol: typeof protocol === "string" ? protocol : undefined })
+      resolve({ status: response.statusCode ?? 0, protocol: typeof protocol === "string" ? protocol : undefined, body: "" })
     })
     req.on("response", (response) => {
-      response.resume()
-      resolve({ status: response.statusCode ?? 0, protocol: undefined })
+      let body = ""
+      response.on("data", (chunk: Buffer) => (body += chunk.toString()))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, protocol: undefined, body }))
     })
     req.on("error", reject)
     req.end()
@@ -49,13 +56,25 @@ const handshake = (protocols: string): Promise<{ readonly status: number; readon
 
 describe("the ledger websocket handshake", () => {
   it("answers daml.ws.auth when offered after the token, and when offered first", async () => {
-    expect(await handshake(`jwt.token.${token}, daml.ws.auth`)).toEqual({ status: 101, protocol: "daml.ws.auth" })
-    expect(await handshake(`daml.ws.auth, jwt.token.${token}`)).toEqual({ status: 101, protocol: "daml.ws.auth" })
+    expect(await handshake(`jwt.token.${token}, daml.ws.auth`)).toEqual({ status: 101, protocol: "daml.ws.auth", body: "" })
+    expect(await handshake(`daml.ws.auth, jwt.token.${token}`)).toEqual({ status: 101, protocol: "daml.ws.auth", body: "" })
   })
 
   it("still upgrades a client that offers only the token (its protocol echoed), and refuses one without a token", async () => {
-    expect(await handshake(`jwt.token.${token}`)).toEqual({ status: 101, protocol: `jwt.token.${token}` })
+    expect(await handshake(`jwt.token.${token}`)).toEqual({ status: 101, protocol: `jwt.token.${token}`, body: "" })
     expect((await handshake("daml.ws.auth")).status).toBe(401)
+  })
+
+  it("answers a malformed handshake 400 in the ledger's shape, naming the header (and the node still shuts down)", async () => {
+    const badKey = await handshake(`jwt.token.${token}`, { "Sec-WebSocket-Key": "c2FuZG5ldC1oYW5kc2hha2U=" })
+    expect(badKey.status).toBe(400)
+    expect(badKey.body).toContain("Sec-WebSocket-Key")
+    const badVersion = await handshake(`jwt.token.${token}`, { "Sec-WebSocket-Version": "12" })
+    expect(badVersion.status).toBe(400)
+    expect(badVersion.body).toContain("Sec-WebSocket-Version")
+    const duplicated = await handshake(`jwt.token.${token}, daml.ws.auth, daml.ws.auth`)
+    expect(duplicated.status).toBe(400)
+    expect(duplicated.body).toContain("Sec-WebSocket-Protocol")
   })
 
   it("reorders the offer without dropping or duplicating an entry", () => {
