@@ -21,11 +21,11 @@ import { LedgerApi, type ParticipantLogic, type ParticipantNode } from "@sandnet
 import { toIso } from "@sandnet/core"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
 import { AuthenticatedUser, requireReadAs } from "./auth.ts"
-import { ErrorCategories, InvalidRequest, LedgerApiError, ledgerCodeCategories, PermissionDenied, type HandlerError } from "./errors.ts"
-import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, type LedgerNode } from "./ledger-context.ts"
+import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerError } from "./errors.ts"
+import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./ledger-context.ts"
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, Parties, renderCheckpoint, SynchronizerTime } from "./ledger-encoding.ts"
 import { StreamListQuery } from "./ledger-updates.ts"
-import { serveWebSocket } from "./ledger-websocket.ts"
+import { decodeMessage, serveWebSocket } from "./ledger-websocket.ts"
 import type { EngineInstance } from "./node-runtime.ts"
 import { bind, Surfaces } from "./surface.ts"
 
@@ -199,14 +199,6 @@ const setupStream = (node: LedgerNode, request: StreamRequest, kind: StreamKind,
     return Either.isLeft(setup) ? yield* Effect.fail(setup.left) : setup.right
   })
 
-const tooManyElements = (count: number, limit: number) =>
-  new LedgerApiError({
-    code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED",
-    category: "ContentionOnSharedResources",
-    cause: `The number of matching elements (${count}) is greater than the node limit (${limit}).`,
-    status: 413
-  })
-
 /** The list form: what exists, then what arrives until the stream was idle for the timeout. */
 const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof StreamListQuery.Type, kind: StreamKind) =>
   Effect.gen(function* () {
@@ -239,25 +231,12 @@ const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof
     return items.map((item) => renderItem(logic, item))
   })
 
-const decodeRequest = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, InvalidRequest> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-  return Either.mapLeft(
-    Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(json),
-    (error) => new InvalidRequest({ location: "body", detail: error.message })
-  )
-}
-
 /** The websocket form: one request message in, every item out, new ones until the client closes (see ledger-websocket.ts). */
 const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.Schema<A, I>, kind: StreamKind) =>
   serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeRequest(schema, message), (e) => e)
+        const request = yield* orFail(decodeMessage(schema, message), (e) => e)
         const setup = yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
         const logic = setup.participant.logic
         return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map((item) => renderItem(logic, item)) }

@@ -285,3 +285,12 @@ export const orFail = <A, E, F>(either: Either.Either<A, E>, map: (error: E) => 
   Either.isLeft(either) ? Effect.fail(map(either.left)) : Effect.succeed(either.right)
 
 export { InvalidArgument }
+
+/** A list form's answer would exceed the node's list limit (`maxListElements`): 413, as Canton answers. */
+export const tooManyElements = (count: number, limit: number) =>
+  new LedgerApiError({
+    code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED",
+    category: "ContentionOnSharedResources",
+    cause: `The number of matching elements (${count}) is greater than the node limit (${limit}).`,
+    status: 413
+  })

@@ -34,7 +34,7 @@ import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
 import { requireParticipantAdmin, requireReadAs } from "./auth.ts"
-import { InvalidRequest, LedgerApiError, type HandlerError } from "./errors.ts"
+import { InvalidRequest, type HandlerError } from "./errors.ts"
 import {
   engineRoutes,
   fromResolution,
@@ -44,6 +44,7 @@ import {
   op,
   orFail,
   requireReadAsAnyParty,
+  tooManyElements,
   updateNotFound,
   type LedgerNode
 } from "./ledger-context.ts"
@@ -73,7 +74,7 @@ import {
   updateFormatOfRequest,
   toUpdateFormat
 } from "./ledger-encoding.ts"
-import { serveWebSocket } from "./ledger-websocket.ts"
+import { decodeMessage, serveWebSocket } from "./ledger-websocket.ts"
 import type { EngineInstance } from "./node-runtime.ts"
 import { bind, Surfaces } from "./surface.ts"
 
@@ -407,14 +408,6 @@ const renderFlat = (item: LedgerApi.StreamItem): typeof JsGetUpdatesResponse.Typ
 const renderTreeItem = (item: LedgerApi.StreamItem): typeof JsGetUpdateTreesResponse.Type => ({ update: renderUpdateTree(item) })
 const renderItem = (mode: StreamMode) => (mode === "trees" ? renderTreeItem : renderFlat)
 
-const tooManyElements = (count: number, limit: number) =>
-  new LedgerApiError({
-    code: "JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED",
-    category: "ContentionOnSharedResources",
-    cause: `The number of matching elements (${count}) is greater than the node limit (${limit}).`,
-    status: 413
-  })
-
 /** The list form of the update stream (POST /v2/updates, flats, trees). */
 const listUpdates = <A>(
   node: LedgerNode,
@@ -461,26 +454,13 @@ const listUpdates = <A>(
 // Websocket
 // ---------------------------------------------------------------------------------------------
 
-const decodeStreamRequest = (text: string): Either.Either<GetUpdatesRequest, InvalidRequest> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-  return Either.mapLeft(
-    Schema.decodeUnknownEither(GetUpdatesRequest, { errors: "all", onExcessProperty: "ignore" })(json),
-    (error) => new InvalidRequest({ location: "body", detail: error.message })
-  )
-}
-
 /** A websocket subscription: one request message in, the stream's items out (see ledger-websocket.ts). */
 const subscribe = (node: LedgerNode, mode: StreamMode) => {
   const render = renderItem(mode)
   return serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeStreamRequest(message), (e) => e)
+        const request = yield* orFail(decodeMessage(GetUpdatesRequest, message), (e) => e)
         const setup = yield* setupStream(node, request, mode, Number.MAX_SAFE_INTEGER)
         return { engine: setup.engine, state: { request, setup, scannedTo: setup.first.scannedTo }, items: setup.first.items.map((item): unknown => render(item)) }
       }),
@@ -732,19 +712,6 @@ const readActiveContracts = (node: LedgerNode, payload: typeof GetActiveContract
     )
   })
 
-const decodeActiveContractsRequest = (text: string): Either.Either<typeof GetActiveContractsRequest.Type, InvalidRequest> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-  return Either.mapLeft(
-    Schema.decodeUnknownEither(GetActiveContractsRequest, { errors: "all", onExcessProperty: "ignore" })(json),
-    (error) => new InvalidRequest({ location: "body", detail: error.message })
-  )
-}
-
 /**
  * The websocket form of `/v2/state/active-contracts`: one GetActiveContractsRequest in, the
  * snapshot's JsGetActiveContractsResponse items out (no list limit), then a normal close.
@@ -753,7 +720,7 @@ const subscribeActiveContracts = (node: LedgerNode) =>
   serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeActiveContractsRequest(message), (e) => e)
+        const request = yield* orFail(decodeMessage(GetActiveContractsRequest, message), (e) => e)
         const { engine, contracts } = yield* readActiveContracts(node, request, Number.MAX_SAFE_INTEGER)
         return { engine, state: undefined, items: contracts.map((c): unknown => renderActiveContract(c)) }
       }),

@@ -7,7 +7,7 @@
  * one standard error message and a normal close.
  */
 import { HttpServerRequest, Socket } from "@effect/platform"
-import { Effect, Either, Fiber, Option, Queue } from "effect"
+import { Effect, Either, Fiber, Option, Queue, Schema } from "effect"
 import { AuthenticatedUser } from "./auth.ts"
 import { describeUnknown, InvalidRequest, toJsCantonError } from "./errors.ts"
 import { LedgerApiConfig, type LedgerNode } from "./ledger-context.ts"
@@ -27,6 +27,20 @@ export const errorMessage = (error: unknown): string => {
         }
       : answer
   return JSON.stringify(toJsCantonError(standard))
+}
+
+/** Decodes a stream's request message (JSON, then its Schema); failures are the ledger's 400. */
+export const decodeMessage = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, InvalidRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
+  }
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(json),
+    (error) => new InvalidRequest({ location: "body", detail: error.message })
+  )
 }
 
 /** One stream's part: how it starts from the request message, and how it reads what came since. */
