@@ -5,7 +5,7 @@
 // external. `npm ci` runs this (the root package's `prepare` script); bin/sandnet.js rebuilds when a
 // source file is newer than the bundle.
 import { build } from "esbuild"
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -52,22 +52,35 @@ export const newestSource = () => {
 
 export const isStale = () => !existsSync(bundlePath) || statSync(bundlePath).mtimeMs < newestSource()
 
-export const buildBundle = () =>
-  build({
-    entryPoints: [join(here, "..", "src", "main.ts")],
-    outfile: bundlePath,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: EXTERNAL,
-    // Some bundled CommonJS dependencies call require(); give the ES module one.
-    banner: { js: "import { createRequire as __sandnetRequire } from 'node:module'; const require = __sandnetRequire(import.meta.url);" },
-    plugins: [workspacePlugin],
-    sourcemap: "linked",
-    minifySyntax: true,
-    logLevel: "error"
-  })
+/**
+ * Several processes may find the bundle stale at once (e.g. a cluster's nodes started together):
+ * each builds in memory and renames its files into place, so no process ever loads a half-written
+ * bundle.
+ */
+export const buildBundle = async () => {
+  const result = await build({ ...bundleOptions, write: false })
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${process.pid}.tmp`
+    writeFileSync(temporary, file.contents)
+    renameSync(temporary, file.path)
+  }
+}
+
+const bundleOptions = {
+  entryPoints: [join(here, "..", "src", "main.ts")],
+  outfile: bundlePath,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  external: EXTERNAL,
+  // Some bundled CommonJS dependencies call require(); give the ES module one.
+  banner: { js: "import { createRequire as __sandnetRequire } from 'node:module'; const require = __sandnetRequire(import.meta.url);" },
+  plugins: [workspacePlugin],
+  sourcemap: "linked",
+  minifySyntax: true,
+  logLevel: "error"
+}
 
 /**
  * Creates the PGlite template data directories once, at install time (initdb, 4 to 10 s, then the

@@ -43,6 +43,12 @@ const startCommand = Command.make(
     secret: Options.text("secret").pipe(Options.withDefault("unsafe"), Options.withDescription("the HS256 secret of dev tokens")),
     validatorWalletUser: Options.text("validator-wallet-user").pipe(Options.withDefault("operator")),
     logRequests: Options.boolean("log-requests").pipe(Options.withDescription("log one line per HTTP request")),
+    cluster: Options.text("cluster").pipe(
+      Options.optional,
+      Options.withDescription("join a network spread over processes: the cluster's schema on the --database-url server; --node-name is this process's node (sv1, validator2, ...)")
+    ),
+    superValidators: Options.integer("super-validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's super validators (the first process to start decides)")),
+    validators: Options.integer("validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's validators (the first process to start decides)")),
     ...storageOptions
   },
   (options) => start(options)

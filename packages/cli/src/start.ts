@@ -9,6 +9,9 @@
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
 import {
+  clusterNodeRuntimeLayer,
+  clusterNodeSchema,
+  LedgerApiConfig,
   NodeRoutes,
   NodeRuntime,
   NodeStorage,
@@ -41,6 +44,24 @@ export interface StartOptions extends StorageOptions {
   readonly validatorWalletUser: string
   /** One log line per HTTP request (off by default: it costs more than a simple read). */
   readonly logRequests?: boolean
+  /**
+   * Join a network spread over processes: the cluster's schema on the `--database-url` server;
+   * `nodeName` is this process's node (sv1, validator2, ...). docs/storage.md.
+   */
+  readonly cluster?: Option.Option<string>
+  /** The network's shape when this process is the first of its cluster to start. */
+  readonly superValidators?: number
+  readonly validators?: number
+}
+
+/** The options of a node of a cluster, or a message saying what is wrong with them. */
+const clusterOf = (options: StartOptions): { readonly cluster: string; readonly url: string } | string | undefined => {
+  const cluster = options.cluster === undefined ? undefined : Option.getOrUndefined(options.cluster)
+  if (cluster === undefined) return undefined
+  const url = Option.getOrUndefined(options.databaseUrl) ?? process.env["DATABASE_URL"]
+  if (options.inMemory || url === undefined || url === "") return "--cluster needs a PostgreSQL server (--database-url or DATABASE_URL): the processes meet there"
+  if (Option.isSome(options.schema)) return "--cluster names the node schemas itself (<cluster>_<node-name>): leave out --schema"
+  return { cluster, url }
 }
 
 /** Which store the options pick: --in-memory, else --database-url / DATABASE_URL, else PGlite in --data-dir. */
@@ -54,12 +75,13 @@ export const storageChoice = (options: StorageOptions): StorageChoice => {
 }
 
 /** Creates the validator operator's wallet user (admin rights, acting as the operator party). */
-const ensureOperatorUser = (user: string) =>
+const ensureOperatorUser = (user: string, node: string | undefined) =>
   Effect.gen(function* () {
     const runtime = yield* NodeRuntime
     const users = yield* Admin.UserManagement
     const engine = yield* runtime.engine
-    const operator = engine.network.validators[0]!.operator
+    const nodes = [...engine.network.validators, ...engine.network.superValidators]
+    const operator = (node === undefined ? engine.network.validators[0]! : nodes.find((n) => n.name === node)!).operator
     const existing = yield* Effect.either(users.getUser(user))
     if (existing._tag === "Left") {
       yield* users.createUser({
@@ -73,24 +95,40 @@ const ensureOperatorUser = (user: string) =>
 export const start = (options: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
-    const choice = storageChoice(options)
+    const cluster = clusterOf(options)
+    if (typeof cluster === "string") return yield* Effect.fail(new Error(cluster))
+    const choice: StorageChoice =
+      cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
     const storage = nodeStorageLayer.pipe(
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )
-    const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true, walletConfig: { ...defaultWalletConfig, validatorWalletUser: options.validatorWalletUser } }).pipe(
+    const runtimeOptions = { wallets: true, automation: true, walletConfig: { ...defaultWalletConfig, validatorWalletUser: options.validatorWalletUser } }
+    const runtimeLayer =
+      cluster === undefined
+        ? persistentNodeRuntimeLayer(runtimeOptions)
+        : clusterNodeRuntimeLayer(runtimeOptions, {
+            url: cluster.url,
+            cluster: cluster.cluster,
+            node: options.nodeName,
+            superValidators: options.superValidators ?? 1,
+            validators: options.validators ?? 1
+          })
+    const runtime = runtimeLayer.pipe(
       Layer.provideMerge(storage),
       Layer.tap(() => Effect.sync(() => void (marks.engine = performance.now())))
     )
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
     const layer = serve(Layer.mergeAll(NodeRoutes, StorageRoutes), { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } }).pipe(
       Layer.provideMerge(users),
-      Layer.provideMerge(runtime)
+      Layer.provideMerge(runtime),
+      // a node of a cluster serves its own participant on /v2
+      Layer.provideMerge(cluster === undefined ? Layer.empty : LedgerApiConfig.layer({ participant: options.nodeName }))
     )
     return yield* Effect.gen(function* () {
-      const operator = yield* ensureOperatorUser(options.validatorWalletUser)
+      const operator = yield* ensureOperatorUser(options.validatorWalletUser, cluster === undefined ? undefined : options.nodeName)
       const url = yield* baseUrl
       const runtime = yield* NodeRuntime
       const engine = yield* runtime.engine
@@ -103,7 +141,10 @@ export const start = (options: StartOptions) =>
         `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
         `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,
         `  storage    ${info.text}`,
-        `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${resumed} journal entries replayed, ledger end ${network.validators[0]?.participant.logic.ledgerEnd ?? 0}`}`,
+        ...(cluster === undefined
+          ? []
+          : [`  cluster    node ${options.nodeName} of the network in schema ${cluster.cluster}${engine.cluster?.hostsSynchronizers === true ? " (runs the synchronizers)" : ""}`]),
+        `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${resumed} journal entries replayed, ledger end ${(cluster === undefined ? network.validators[0] : [...network.validators, ...network.superValidators].find((n) => n.name === options.nodeName))?.participant.logic.ledgerEnd ?? 0}`}`,
         `  scan       ${url}/api/scan`,
         `  wallet     ${url}/api/validator`,
         `  registry   ${url}/registry`,

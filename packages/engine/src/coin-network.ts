@@ -195,17 +195,37 @@ const genesisParameters = (network: CoinNetwork, now: Micros): GenesisParameters
  * start: its operator, and the DSO party on super validators (hosting at genesis is built, not
  * journaled; these updates are, with everything genesis commits).
  */
-export const submitGenesis = (network: CoinNetwork): Effect.Effect<void, unknown> =>
+export const submitGenesis = (network: CoinNetwork, hostedHere: (node: { readonly name: string }) => boolean = () => true): Effect.Effect<void, unknown> =>
   Effect.gen(function* () {
     const now = micros.fromNanos(yield* Clock.currentTimeNanos)
-    for (const sv of network.superValidators) {
-      sv.participant.logic.authorizationAdded(sv.operator, now)
-      sv.participant.logic.authorizationAdded(network.dso, now)
-    }
-    for (const v of network.validators) v.participant.logic.authorizationAdded(v.operator, now)
-    const sv1 = network.superValidators[0]!
-    yield* sv1.participant.submit({ actAs: [network.dso], commandId: "genesis", commands: genesisCommands(genesisParameters(network, now)) })
+    authorizeGenesisParties(network, now, hostedHere)
+    yield* submitGenesisTransaction(network, "genesis")
   })
+
+/**
+ * The genesis transaction alone, from the first super validator, as of now. Submitted again (under
+ * another command id) by a network spread over processes whose first attempt timed out because
+ * another super validator's process was not up yet.
+ */
+export const submitGenesisTransaction = (network: CoinNetwork, commandId: string): Effect.Effect<void, unknown> =>
+  Effect.gen(function* () {
+    const now = micros.fromNanos(yield* Clock.currentTimeNanos)
+    const sv1 = network.superValidators[0]!
+    yield* sv1.participant.submit({ actAs: [network.dso], commandId, commands: genesisCommands(genesisParameters(network, now)) })
+  })
+
+/**
+ * The topology updates of the parties hosted from the start, on the participants `hostedHere`
+ * (all of them in one process; in a network spread over processes each process commits its own).
+ */
+export const authorizeGenesisParties = (network: CoinNetwork, now: Micros, hostedHere: (node: { readonly name: string }) => boolean = () => true): void => {
+  for (const sv of network.superValidators) {
+    if (!hostedHere(sv)) continue
+    sv.participant.logic.authorizationAdded(sv.operator, now)
+    sv.participant.logic.authorizationAdded(network.dso, now)
+  }
+  for (const v of network.validators) if (hostedHere(v)) v.participant.logic.authorizationAdded(v.operator, now)
+}
 
 /**
  * The DSO contracts a wallet needs to transact, read from a super validator's ACS (the real

@@ -350,6 +350,9 @@ const submitAndWait = (node: LedgerNode, submission: Submission, commandsField: 
   Effect.gen(function* () {
     const participant = yield* submit(node, submission, commandsField)
     const completion = yield* completionOf(participant, submission)
+    // The completion may have arrived with a tick (a network spread over processes): answer once
+    // the batch that holds it is committed.
+    yield* node.runtime.run(() => Effect.void)
     return { participant, completion }
   })
 

@@ -12,6 +12,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_MINUTE, MICROS_PER_SECOND, toIso, type Micros } from "@sandnet/core"
 import { Effect, Layer, Schema } from "effect"
 import { requireParticipantAdmin } from "./auth.ts"
+import { LedgerApiError } from "./errors.ts"
 import { Admin } from "./engine-admin.ts"
 import { engineRoutes, invalidBody, op } from "./ledger-context.ts"
 import { bind, Surfaces } from "./surface.ts"
@@ -84,6 +85,16 @@ export const DevRoutes = engineRoutes([GetTime, AdvanceTime, Reset], (node) =>
     bind(ledger, Reset, () =>
       Effect.gen(function* () {
         yield* requireParticipantAdmin
+        if ((yield* node.runtime.engine).cluster !== undefined) {
+          // one node cannot replace a network that other processes run with it
+          return yield* Effect.fail(
+            new LedgerApiError({
+              code: "NODE_IS_PART_OF_A_CLUSTER",
+              category: "InvalidGivenCurrentSystemStateOther",
+              cause: "this node is one process of a network spread over processes: stop every process and drop their schemas to start a fresh network"
+            })
+          )
+        }
         yield* node.runtime.reset
         // The parties are gone with the network: so are their participant-local details.
         yield* Effect.flatMap(Admin.UserManagement, (users) => users.clearPartyRecords)

@@ -17,7 +17,7 @@
  * rebuilds the engine from what the store holds. On start, stored journals are replayed into a
  * fresh engine instead of running genesis (see persistence.ts).
  */
-import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option, Ref, Schedule } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option, Queue, Ref, Schedule } from "effect"
 import { invariant, micros, type Micros } from "@sandnet/core"
 import {
   EventQueueNetwork,
@@ -25,6 +25,7 @@ import {
   Network,
   Topology,
   TopologyState,
+  authorizeGenesisParties,
   buildCoinNetwork,
   defaultCoinNetworkConfig,
   dsoReference,
@@ -33,6 +34,7 @@ import {
   makeWalletApi,
   startDsoAutomation,
   submitGenesis,
+  submitGenesisTransaction,
   type CoinNetwork,
   type CoinNetworkConfig,
   type Driver,
@@ -57,7 +59,8 @@ import {
   isEngineStream
 } from "./persistence.ts"
 import { awaitCommit, NodeStorage, type NodeStorageService } from "./node-storage.ts"
-import type { JournalEntry } from "@sandnet/store"
+import { makeClusterTransport, type JournalEntry, type OutgoingClusterMessage, type StorageError, type StoreConfigError } from "@sandnet/store"
+import { ClusterLink, clusterNodeSchema, INBOX_KEY, type ClusterMembership, type InboxCursor } from "./cluster.ts"
 
 export interface NodeRuntimeOptions {
   readonly network?: Partial<CoinNetworkConfig>
@@ -76,6 +79,11 @@ export interface NodeRuntimeOptions {
   readonly automation?: boolean
   /** The wallets' configuration (docs/wallet-config.md); default `defaultWalletConfig`. */
   readonly walletConfig?: WalletConfig | undefined
+  /**
+   * A network spread over processes (cluster.ts): this process owns one node of it. Its wallet and
+   * automations are the only ones it runs; genesis runs in the first super validator's process.
+   */
+  readonly cluster?: ClusterMembership | undefined
 }
 
 /** One engine instance; `reset` replaces it with a fresh one. */
@@ -89,6 +97,8 @@ export interface EngineInstance {
   /** The validators' wallets, in validator order (empty unless the runtime runs wallets). */
   readonly wallets: ReadonlyArray<WalletApi>
   readonly dsoAutomations: ReadonlyArray<DsoAutomation>
+  /** This process's side of the cluster, when the network is spread over processes. */
+  readonly cluster: ClusterLink | undefined
 }
 
 export interface NodeRuntimeService {
@@ -129,6 +139,8 @@ type EngineSource = { readonly _tag: "Genesis" } | { readonly _tag: "Replay"; re
 interface Built {
   readonly engine: EngineInstance
   readonly capture: CaptureState | undefined
+  /** Starts wallets and automations (done already unless the network is spread over processes). */
+  readonly finish: Effect.Effect<void>
 }
 
 /** Write derived indexes every this many batches (and at shutdown). */
@@ -145,6 +157,23 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const lock = yield* Effect.makeSemaphore(1)
     const captures = new WeakMap<EngineInstance, CaptureState>()
     let batches = 0
+    const membership = options.cluster
+    /** What the processes of other nodes get: sent in order, each batch once its journal batch committed. */
+    const outbound = yield* Queue.unbounded<{ readonly done: Deferred.Deferred<void, JournalCommitFailed> | undefined; readonly messages: ReadonlyArray<OutgoingClusterMessage> }>()
+    if (membership !== undefined) {
+      const sendOne = Effect.gen(function* () {
+        const item = yield* Queue.take(outbound)
+        if (item.done !== undefined && Either.isLeft(yield* Effect.either(Deferred.await(item.done)))) {
+          // the state that produced them was not stored (the engine is rebuilt from the store)
+          return yield* Effect.logWarning(`${item.messages.length} cluster messages dropped: their journal batch failed`)
+        }
+        yield* membership.transport.send(membership.node, item.messages).pipe(
+          Effect.retry(Schedule.intersect(Schedule.exponential("50 millis"), Schedule.recurs(8))),
+          Effect.catchAll((error) => Effect.logError(`${item.messages.length} cluster messages could not be sent`, error))
+        )
+      })
+      yield* Effect.forkScoped(Effect.forever(sendOne))
+    }
 
     const engineTime = (engine: EngineInstance | undefined): Effect.Effect<Micros> =>
       Effect.map(
@@ -164,12 +193,22 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
         const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, layer), clock)
         const network = yield* provide(buildCoinNetwork(config))
         const driver = makeDriver(queue, clock)
+        const inboxCursor = storage === undefined || membership === undefined ? Option.none() : yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, INBOX_KEY))
+        const cluster = membership === undefined ? undefined : new ClusterLink(membership, network, Option.getOrUndefined(inboxCursor) as InboxCursor | undefined)
+        cluster?.attach(queue)
         let capture: CaptureState | undefined
         let walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>> = new Map()
         if (source._tag === "Genesis") {
           // genesis is journaled like everything after it
           if (storage !== undefined) capture = attachSinks(network, storage.engine)
-          yield* Effect.orDie(provide(submitGenesis(network)))
+          // In a cluster only the synchronizers' process submits genesis; the others learn it.
+          if (cluster === undefined) {
+            yield* Effect.orDie(provide(submitGenesis(network)))
+          } else if (cluster.hostsSynchronizers) {
+            yield* Effect.orDie(provide(submitGenesis(network, (node) => cluster.isLocalNode(node.name))))
+          } else {
+            authorizeGenesisParties(network, clock.now, (node) => cluster.isLocalNode(node.name))
+          }
           yield* driver.runUntil(clock.now)
         } else {
           const sequencers = storage === undefined ? new Map() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
@@ -183,25 +222,32 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
           }
           yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
         }
-        invariant(dsoReference(network, clock.now) !== undefined, "the genesis transaction must be committed at start")
         const wallets: Array<WalletApi> = []
-        let instance: EngineInstance | undefined
-        const settle = Effect.suspend(() => (instance === undefined ? Effect.void : catchUp(instance)))
-        if (options.wallets === true) {
-          for (const v of network.validators) {
-            const { node, automation } = yield* provide(makeWallet(network, v, {
-              journal: walletJournals.get(v.name) ?? [],
-              automation: options.automation === true,
-              ...(options.walletConfig === undefined ? {} : { config: options.walletConfig })
-            }))
-            if (storage !== undefined) node.journalSink = walletSinkOf(storage.engine, v.name)
-            wallets.push(makeWalletApi(node, settle, automation))
-          }
-        }
-        const dsoAutomations = options.automation === true ? yield* provide(startDsoAutomation(network)) : []
-        instance = { network, driver, clock, queue, topology, provide, wallets, dsoAutomations }
+        const dsoAutomations: Array<DsoAutomation> = []
+        const instance: EngineInstance = { network, driver, clock, queue, topology, provide, wallets, dsoAutomations, cluster }
         if (capture !== undefined) captures.set(instance, capture)
-        return { engine: instance, capture }
+        /** Wallets and automations start from the ledger state, once genesis is there. */
+        const finish = Effect.gen(function* () {
+          invariant(dsoReference(network, clock.now) !== undefined, "the genesis transaction must be committed at start")
+          if (options.wallets === true) {
+            for (const v of network.validators.filter((v) => cluster === undefined || cluster.isLocalNode(v.name))) {
+              const { node, automation } = yield* provide(makeWallet(network, v, {
+                journal: walletJournals.get(v.name) ?? [],
+                automation: options.automation === true,
+                ...(options.walletConfig === undefined ? {} : { config: options.walletConfig })
+              }))
+              if (storage !== undefined) node.journalSink = walletSinkOf(storage.engine, v.name)
+              wallets.push(makeWalletApi(node, catchUp(instance), automation))
+            }
+          }
+          if (options.automation === true) {
+            dsoAutomations.push(...(yield* provide(startDsoAutomation(network, {}, cluster === undefined ? undefined : (sv) => cluster.isLocalNode(sv.name)))))
+          }
+        })
+        // One process, one network: genesis is done by now. In a cluster the runtime finishes the
+        // engine once genesis arrived (it may need the other processes: see awaitClusterGenesis).
+        if (cluster === undefined) yield* finish
+        return { engine: instance, capture, finish }
       })
 
     /** The last batch enqueued: an operation that changed nothing still waits for it (it may have read its effects). */
@@ -213,10 +259,19 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
      * answer shows state that a crash could still take back.
      */
     const commitPoint = (engine: EngineInstance): Effect.Effect<Deferred.Deferred<void, JournalCommitFailed> | undefined> =>
+      Effect.tap(journalPoint(engine), (done) => {
+        // Messages for other processes leave once the state that sent them is stored.
+        const messages = engine.cluster?.takeOutbox() ?? []
+        return messages.length === 0 ? Effect.void : Queue.offer(outbound, { done, messages })
+      })
+
+    const journalPoint = (engine: EngineInstance): Effect.Effect<Deferred.Deferred<void, JournalCommitFailed> | undefined> =>
       Effect.gen(function* () {
         if (storage === undefined) return undefined
         const capture = captures.get(engine)
         if (capture === undefined) return undefined
+        const inbox = engine.cluster?.takeInboxCursor()
+        if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
         collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
         if (!storage.engine.pending) return lastCommit
         if (++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
@@ -242,6 +297,10 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
             const rebuilt = yield* Effect.orDie(
               createEngine(yield* engineTime(engine), journals.entries.length > 0 ? { _tag: "Replay", journals } : { _tag: "Genesis" })
             )
+            if (rebuilt.engine.cluster !== undefined) {
+              yield* awaitGenesis(rebuilt.engine.cluster, rebuilt.engine.network, rebuilt.engine.clock, engineTime(rebuilt.engine))
+              yield* rebuilt.finish
+            }
             yield* Ref.set(current, rebuilt.engine)
             yield* Effect.logWarning(`the journal write failed; the engine was rebuilt from the store (${journals.entries.length} entries)`)
           })
@@ -276,13 +335,50 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     // A tick never stops the ticker: while the store is down (a commit failed and the engine
     // cannot be rebuilt from the store yet) it says so once and tries again on the next tick.
     let tickFailing = false
-    const ticker = locked(catchUp).pipe(
+    // In a cluster a tick first takes in what the other processes journaled and sent.
+    const tick = (engine: EngineInstance): Effect.Effect<void> =>
+      engine.cluster === undefined
+        ? catchUp(engine)
+        : Effect.zipRight(
+            engine.cluster.pull(engine.queue).pipe(Effect.catchAll((error) => Effect.logWarning("the cluster transport could not be read; retrying", error))),
+            catchUp(engine)
+          )
+    const ticker = locked(tick).pipe(
       Effect.tap(() => Effect.sync(() => void (tickFailing = false))),
       Effect.catchAllCause((cause) =>
         tickFailing ? Effect.void : Effect.zipRight(Effect.sync(() => void (tickFailing = true)), Effect.logWarning("the engine's tick failed; retrying", cause))
       )
     )
     const fiber = yield* Effect.forkScoped(Effect.repeat(ticker, Schedule.spaced(`${options.tickIntervalMillis ?? 50} millis`)))
+
+    // A node of a cluster is ready once genesis is in its ledger state: the ticker brings it in
+    // (and, in the first super validator's process, the other super validators' confirmations).
+    if (first.engine.cluster !== undefined) {
+      const cluster = first.engine.cluster
+      let genesisCommand = "genesis"
+      for (let attempt = 1; ; attempt++) {
+        const state = yield* locked((engine) =>
+          Effect.sync(() => {
+            if (dsoReference(engine.network, engine.clock.now) !== undefined) return "ready" as const
+            const sv1 = engine.network.superValidators[0]!
+            return cluster.hostsSynchronizers && sv1.participant.logic.completionOf(genesisCommand, [engine.network.dso])?._tag === "Failed" ? ("rejected" as const) : ("waiting" as const)
+          })
+        )
+        if (state === "ready") break
+        if (state === "rejected") {
+          yield* Effect.logWarning(`the genesis transaction (${genesisCommand}) was rejected: are the other super validators' processes up? Submitting it again`)
+          genesisCommand = `genesis-${attempt}`
+          const command = genesisCommand
+          yield* run((engine) => Effect.orDie(submitGenesisTransaction(engine.network, command)))
+        }
+        if (attempt === GENESIS_WAIT.attempts) {
+          return yield* Effect.dieMessage(`the network's genesis did not arrive in 120 s: start ${cluster.synchronizerHost}'s process and every super validator's`)
+        }
+        if (attempt % 50 === 0) yield* Effect.logInfo(cluster.hostsSynchronizers ? "waiting for the super validators to confirm the network's genesis" : `waiting for ${cluster.synchronizerHost}'s process to commit the network's genesis`)
+        yield* Effect.sleep(GENESIS_WAIT.every)
+      }
+      yield* locked(() => first.finish)
+    }
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Fiber.interrupt(fiber)
@@ -308,6 +404,9 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
       lock.withPermits(1)(
         Effect.gen(function* () {
           const old = yield* Ref.get(current)
+          if (old.cluster !== undefined) {
+            return yield* new JournalReplayFailed({ message: "a node of a network spread over processes cannot replace the network on its own (reset or restore every node's schema while they are stopped)" })
+          }
           const start = yield* engineTime(old)
           if (storage === undefined) {
             if (entries.length > 0) return yield* new JournalReplayFailed({ message: "restore needs a node with storage" })
@@ -363,6 +462,29 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     }
   })
 
+/** How long a process of a cluster waits for the first super validator's process to commit genesis. */
+const GENESIS_WAIT = { attempts: 1200, every: "100 millis" } as const
+
+/**
+ * Follows the other nodes' journals until this process's copy of the DSO's contracts holds genesis
+ * with a round open by now (the engine's clock follows the live one meanwhile: genesis may be
+ * younger than this process).
+ */
+const awaitGenesis = (cluster: ClusterLink, network: CoinNetwork, clock: ManualClock, now: Effect.Effect<Micros>): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    for (let attempt = 0; ; attempt++) {
+      yield* Effect.catchAll(cluster.follow, (error) => Effect.logWarning("the cluster's journals could not be read; retrying", error))
+      const time = yield* now
+      if (time > clock.now) clock.advanceTo(time)
+      if (dsoReference(network, clock.now) !== undefined) return
+      if (attempt === GENESIS_WAIT.attempts) {
+        return yield* Effect.dieMessage(`the network's genesis was not found in ${cluster.synchronizerHost}'s journal after 120 s: start that node's process`)
+      }
+      if (attempt % 50 === 49) yield* Effect.logInfo(`waiting for ${cluster.synchronizerHost}'s process to commit the network's genesis`)
+      yield* Effect.sleep(GENESIS_WAIT.every)
+    }
+  })
+
 /** A runtime without storage (tests, throwaway engines): nothing is persisted. */
 export const nodeRuntimeLayer = (options: Omit<NodeRuntimeOptions, "storage"> = {}): Layer.Layer<NodeRuntime> =>
   Layer.scoped(NodeRuntime, Effect.orDie(makeNodeRuntime(options)))
@@ -372,3 +494,48 @@ export const persistentNodeRuntimeLayer = (
   options: Omit<NodeRuntimeOptions, "storage"> = {}
 ): Layer.Layer<NodeRuntime, JournalReplayFailed, NodeStorage> =>
   Layer.scoped(NodeRuntime, Effect.flatMap(NodeStorage, (storage) => makeNodeRuntime({ ...options, storage })))
+
+export interface ClusterNodeOptions {
+  /** The PostgreSQL server every process of the cluster uses. */
+  readonly url: string
+  /** The cluster's schema (its mailbox and agreed configuration); node schemas are `<cluster>_<node>`. */
+  readonly cluster: string
+  /** This process's node ("sv1", "validator2"). */
+  readonly node: string
+  /** The network's shape, proposed by the first process to start (later ones get the agreed one). */
+  readonly superValidators: number
+  readonly validators: number
+}
+
+/**
+ * A runtime for one node of a network spread over processes (cluster.ts) on the NodeStorage in
+ * context, which must be the node's own schema (`clusterNodeSchema(cluster, node)`) on the same server.
+ */
+export const clusterNodeRuntimeLayer = (
+  options: Omit<NodeRuntimeOptions, "storage" | "cluster" | "network">,
+  cluster: ClusterNodeOptions
+): Layer.Layer<NodeRuntime, JournalReplayFailed | StorageError | StoreConfigError, NodeStorage> =>
+  Layer.scoped(
+    NodeRuntime,
+    Effect.gen(function* () {
+      const storage = yield* NodeStorage
+      const transport = yield* makeClusterTransport({ url: cluster.url, schema: cluster.cluster })
+      const proposal: CoinNetworkConfig = {
+        ...defaultCoinNetworkConfig,
+        name: cluster.cluster,
+        superValidators: cluster.superValidators,
+        validators: cluster.validators
+      }
+      const agreed = (yield* transport.agree("network", proposal)) as CoinNetworkConfig
+      const stored = storage.initial.entries.length > 0 ? storage.initial.config : undefined
+      if (stored !== undefined && JSON.stringify(stored) !== JSON.stringify(agreed)) {
+        return yield* new JournalReplayFailed({ message: `the node's stored network configuration is not the cluster's (${cluster.cluster}): was the cluster's schema dropped?` })
+      }
+      return yield* makeNodeRuntime({
+        ...options,
+        storage,
+        network: agreed,
+        cluster: { transport, node: cluster.node, schemaOf: (node) => clusterNodeSchema(cluster.cluster, node) }
+      })
+    })
+  )

@@ -43,6 +43,7 @@ export {
   pgliteLayer,
   preparePgliteTemplate
 } from "./pglite.ts"
+export { ClusterTransport, dropClusterSchema, makeClusterTransport, type ClusterMessage, type ClusterTransportService, type OutgoingClusterMessage } from "./cluster.ts"
 export { precompilePglite } from "./pglite-wasm.ts"
 export {
   type AppendRate,

@@ -494,13 +494,16 @@ export class DsoAutomation implements Actor {
 /** Starts the DSO automation of every super validator. */
 export const startDsoAutomation = (
   network: CoinNetwork,
-  config: Partial<DsoAutomationConfig> = {}
+  config: Partial<DsoAutomationConfig> = {},
+  /** Which super validators' automations run here (all of them unless given: one process, one network). */
+  runsHere: (sv: SuperValidatorNode) => boolean = () => true
 ): Effect.Effect<ReadonlyArray<DsoAutomation>, never, Network> =>
   Effect.gen(function* () {
     const net = yield* Network
     const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
     const automations: Array<DsoAutomation> = []
     for (const [i, sv] of network.superValidators.entries()) {
+      if (!runsHere(sv)) continue
       const automation = new DsoAutomation(network, sv, i, { ...defaultDsoAutomationConfig, ...config }, net)
       yield* net.register(automation)
       yield* automation.start(now)

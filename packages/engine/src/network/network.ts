@@ -67,6 +67,17 @@ export interface LinkModel {
 
 export const zeroDelayLink: LinkModel = { route: (_from, _to, _message, now) => [now] }
 
+/**
+ * Where messages to actors of other processes go when a network is spread over processes: every
+ * actor is registered in every process (built from the same configuration), but only the local
+ * ones receive deliveries here; a message to any other address is handed to `send`, which carries
+ * it to the process that owns the address. Timers are always local.
+ */
+export interface RemoteRoute {
+  readonly isLocal: (address: Address) => boolean
+  readonly send: (from: Address, to: Address, message: Message, ordered: boolean) => void
+}
+
 /** Binary min-heap of deliveries ordered by (at, seq). */
 export class DeliveryQueue {
   private readonly heap: Array<Delivery> = []
@@ -137,6 +148,8 @@ export class EventQueueNetwork implements NetworkService {
   private sequence = 0
   /** Each actor's clock offset from the driver's (a skewed clock, see driver.ts): none unless set. */
   private timeOffsetOf: ((address: Address) => Micros) | undefined = undefined
+  private remote: RemoteRoute | undefined = undefined
+  private transform: ((message: Message) => Message) | undefined = undefined
 
   constructor(
     private readonly now: () => Micros,
@@ -145,6 +158,33 @@ export class EventQueueNetwork implements NetworkService {
 
   setLinkModel(link: LinkModel): void {
     this.link = link
+  }
+
+  /** Routes messages to actors of other processes through `remote` (see RemoteRoute). */
+  setRemoteRoute(remote: RemoteRoute | undefined): void {
+    this.remote = remote
+  }
+
+  /**
+   * Passes every sent message through `transform` (the simulation checks the wire form this way:
+   * a run whose messages all go through `toWire`/`fromWire` must have the same history).
+   */
+  setMessageTransform(transform: ((message: Message) => Message) | undefined): void {
+    this.transform = transform
+  }
+
+  /** Whether deliveries to `address` happen in this process. */
+  isLocal(address: Address): boolean {
+    return this.remote === undefined || this.remote.isLocal(address)
+  }
+
+  /**
+   * A message that arrived from another process: queued for its local actor now, after what is
+   * already due (FIFO per sender is the transport's order).
+   */
+  receiveRemote(from: Address, to: Address, message: Message): void {
+    invariant(this.isLocal(to), () => `a message for ${to} arrived at a process that does not own it`)
+    this.queue.push({ at: this.now(), seq: this.sequence++, from, to, message })
   }
 
   /**
@@ -183,7 +223,12 @@ export class EventQueueNetwork implements NetworkService {
   readonly send = (from: Address, to: Address, message: Message, options?: SendOptions): Effect.Effect<void> =>
     Effect.sync(() => this.sendNow(from, to, message, options?.ordered === true))
 
-  sendNow(from: Address, to: Address, message: Message, ordered: boolean): void {
+  sendNow(from: Address, to: Address, sent: Message, ordered: boolean): void {
+    const message = this.transform === undefined ? sent : this.transform(sent)
+    if (this.remote !== undefined && !this.remote.isLocal(to)) {
+      this.remote.send(from, to, message, ordered)
+      return
+    }
     const now = this.now()
     const times = this.link.route(from, to, message, now, ordered)
     for (const time of times) {

@@ -224,6 +224,11 @@ export class ParticipantLogic {
   private readonly sweepArmed = new Set<SynchronizerId>()
   /** Update ids with a pending request here, for duplicate detection. */
   private readonly pendingUpdateIds = new Set<string>()
+
+  /** Confirmation requests this node has seen and awaits the verdict of (kept in memory only). */
+  get pendingRequestCount(): number {
+    return this.pending.size
+  }
   private readonly submissions = new Map<string, InFlightSubmission>()
   private readonly commands = new Map<string, CommandEntry>()
   /** Every completion of this node's commands, in the order they happened (rebuilt by replay). */
@@ -970,20 +975,21 @@ export class ParticipantLogic {
       }
     }
     const out: Array<Outgoing> = []
-    // A batch may carry several views of one request: gather them first.
-    let requestViews: Map<ProtocolRequest, Array<number>> | undefined
+    // A batch may carry several views of one request: gather them first, by update id (envelopes
+    // that crossed a process boundary carry equal copies of the request, not one object).
+    let requestViews: Map<string, { readonly request: ProtocolRequest; readonly viewIds: Array<number> }> | undefined
     for (const content of deliver.contents) {
       if (content._tag === "ConfirmationRequest") {
         requestViews ??= new Map()
-        const list = requestViews.get(content.request)
-        if (list === undefined) requestViews.set(content.request, [...content.viewIds])
-        else list.push(...content.viewIds)
+        const entry = requestViews.get(content.request.updateId)
+        if (entry === undefined) requestViews.set(content.request.updateId, { request: content.request, viewIds: [...content.viewIds] })
+        else entry.viewIds.push(...content.viewIds)
       } else if (content._tag === "ConfirmationResult") {
         out.push(...this.onResult(deliver, content, now, effects))
       }
     }
     if (requestViews !== undefined) {
-      for (const [request, viewIds] of requestViews) out.push(...this.onRequest(deliver, request, viewIds))
+      for (const { request, viewIds } of requestViews.values()) out.push(...this.onRequest(deliver, request, viewIds))
     }
     return out
   }

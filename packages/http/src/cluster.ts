@@ -1,0 +1,226 @@
+/**
+ * A network spread over processes (docs/storage.md, "A network spread over processes"). Every
+ * process builds the same network from the configuration the cluster agreed on (same ids), but
+ * owns only some of its actors: the participant (and scan, wallet, automations) of its node, and,
+ * in the process of the first super validator, the synchronizers' sequencers and mediators.
+ *
+ * - Protocol messages to an actor of another process leave through the cluster transport (a
+ *   mailbox table in the cluster's schema), in their wire form, after the journal batch of the
+ *   operation that produced them has committed: nothing is sent that a crash could take back.
+ * - Inbound messages are read on every tick and queued for their local actor. Two cursors (last
+ *   seq per sender) are stored with the batch that holds their effects: `delivered`, and `settled`,
+ *   which only moves when no local participant or mediator awaits anything (no request between
+ *   its confirmation request and its verdict). Requests in flight live in memory, so a restarted
+ *   process is handed everything after `settled` again and rebuilds them; only the sequencer skips
+ *   what it already sequenced (up to `delivered`), so nothing is sequenced twice. Messages it
+ *   already acted on are answered as duplicates and ignored (verdicts: first wins).
+ * - The other nodes' journals (participant and scan streams, in their schemas) are followed into
+ *   this process's copies of those actors, read-only, before inbound messages are delivered. That
+ *   is how this process learns the topology (parties hosted elsewhere) and the DSO's contracts that
+ *   transactions read (the real system gets the first from the synchronizer's topology broadcast
+ *   and the second from a scan). A sender journals a party before it sends anything naming it, so
+ *   following first means the recipient knows the party when the message arrives.
+ */
+import { type CoinNetwork, type EventQueueNetwork, type ParticipantEvent, Wire, type Message } from "@sandnet/engine"
+import type { TrafficSummary, Verdict } from "@sandnet/core"
+import type { ClusterTransportService, OutgoingClusterMessage } from "@sandnet/store"
+import { Effect } from "effect"
+import { Streams } from "./persistence.ts"
+
+export interface ClusterMembership {
+  readonly transport: ClusterTransportService
+  /** This process's node: one of the network's super validators or validators ("sv1", "validator2"). */
+  readonly node: string
+  /** The schema of a node's journals on the shared server (the same function in every process). */
+  readonly schemaOf: (node: string) => string
+}
+
+/** The schema of a node of the cluster `cluster`: `<cluster>_<node>`. */
+export const clusterNodeSchema = (cluster: string, node: string): string =>
+  `${cluster}_${node.toLowerCase().replace(/[^a-z0-9_]+/g, "_")}`.slice(0, 63)
+
+/** Snapshot key (in the `runtime` stream) of the inbox cursor. */
+export const INBOX_KEY = "cluster-inbox"
+
+interface WireEnvelope {
+  readonly from: string
+  readonly to: string
+  readonly ordered: boolean
+  readonly message: string
+}
+
+/** The stored inbox cursors (see the module comment). */
+export interface InboxCursor {
+  readonly delivered: Readonly<Record<string, number>>
+  readonly settled: Readonly<Record<string, number>>
+}
+
+const sortedRecord = (map: ReadonlyMap<string, number>): Record<string, number> =>
+  Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+
+/** How many inbound messages / journal entries one pull reads at most. */
+const PAGE = 2000
+
+/** The process's side of the cluster for one engine instance. */
+export class ClusterLink {
+  /** Address -> owning node, for every participant and synchronizer member. */
+  private readonly owners = new Map<string, string>()
+  private outbox: Array<OutgoingClusterMessage> = []
+  /** Last seq received per sender. */
+  readonly inbox = new Map<string, number>()
+  /** Last seq per sender behind which nothing is in flight here. */
+  private readonly settled = new Map<string, number>()
+  /** After a restart: messages to a sequencer up to these seqs were sequenced already. */
+  private readonly sequenced = new Map<string, number>()
+  private inboxMoved = false
+  /** Whether `settled` is behind `inbox` (moved on at the next quiet commit point). */
+  private settling = false
+  /** Next seq to read per followed stream. */
+  private readonly followed = new Map<string, number>()
+  readonly synchronizerHost: string
+  private readonly remoteNodes: ReadonlyArray<{ readonly name: string; readonly isSuperValidator: boolean }>
+
+  constructor(
+    readonly membership: ClusterMembership,
+    private readonly network: CoinNetwork,
+    stored: InboxCursor | undefined
+  ) {
+    const nodes = [...network.superValidators, ...network.validators]
+    if (!nodes.some((n) => n.name === membership.node)) {
+      throw new Error(`no node named ${membership.node} in the network (nodes: ${nodes.map((n) => n.name).join(", ")})`)
+    }
+    this.synchronizerHost = network.superValidators[0]!.name
+    for (const n of nodes) this.owners.set(n.participant.address, n.name)
+    for (const s of network.synchronizers) {
+      this.owners.set(s.sequencer.address, this.synchronizerHost)
+      this.owners.set(s.mediator.address, this.synchronizerHost)
+    }
+    this.remoteNodes = nodes
+      .filter((n) => n.name !== membership.node)
+      .map((n) => ({ name: n.name, isSuperValidator: network.superValidators.some((sv) => sv.name === n.name) }))
+    for (const [sender, seq] of Object.entries(stored?.settled ?? {})) {
+      this.inbox.set(sender, seq)
+      this.settled.set(sender, seq)
+    }
+    for (const [sender, seq] of Object.entries(stored?.delivered ?? {})) this.sequenced.set(sender, seq)
+    this.sequencers = new Set(network.synchronizers.map((s) => s.sequencer.address))
+  }
+
+  private readonly sequencers: ReadonlySet<string>
+
+  get node(): string {
+    return this.membership.node
+  }
+
+  /** Whether this process runs genesis and the synchronizers (the first super validator's). */
+  get hostsSynchronizers(): boolean {
+    return this.membership.node === this.synchronizerHost
+  }
+
+  isLocalNode(name: string): boolean {
+    return name === this.membership.node
+  }
+
+  /** Whether deliveries to `address` happen here (actors that are not participants or synchronizer members are local). */
+  isLocal(address: string): boolean {
+    const owner = this.owners.get(address)
+    return owner === undefined || owner === this.membership.node
+  }
+
+  /** Routes the queue's messages for other processes into the outbox. */
+  attach(queue: EventQueueNetwork): void {
+    queue.setRemoteRoute({
+      isLocal: (address) => this.isLocal(address),
+      send: (from, to, message, ordered) => {
+        const envelope: WireEnvelope = { from, to, ordered, message: Wire.toWire(message) }
+        this.outbox.push({ recipient: this.owners.get(to)!, body: JSON.stringify(envelope) })
+      }
+    })
+  }
+
+  /** The messages produced since the last call, in order. */
+  takeOutbox(): ReadonlyArray<OutgoingClusterMessage> {
+    const out = this.outbox
+    this.outbox = []
+    return out
+  }
+
+  /** The inbox cursors when they moved since the last call (to be stored with the batch). */
+  takeInboxCursor(): InboxCursor | undefined {
+    let changed = this.inboxMoved
+    this.inboxMoved = false
+    if (changed || this.settling) {
+      const local = [...this.network.superValidators, ...this.network.validators].filter((n) => this.isLocalNode(n.name))
+      const quiet =
+        local.every((n) => n.participant.logic.pendingRequestCount === 0) &&
+        (!this.hostsSynchronizers || this.network.synchronizers.every((s) => s.mediator.logic.pendingCount === 0))
+      this.settling = !quiet
+      if (quiet) {
+        for (const [sender, seq] of this.inbox) {
+          if (this.settled.get(sender) === seq) continue
+          this.settled.set(sender, seq)
+          changed = true
+        }
+      }
+    }
+    return changed ? { delivered: sortedRecord(this.inbox), settled: sortedRecord(this.settled) } : undefined
+  }
+
+  /** Follows the other nodes' journals, then queues inbound messages. Returns how many of each arrived. */
+  readonly pull = (queue: EventQueueNetwork): Effect.Effect<{ readonly followed: number; readonly received: number }, unknown> =>
+    Effect.gen(this, function* () {
+      const followed = yield* this.follow
+      let received = 0
+      for (;;) {
+        const messages = yield* this.membership.transport.receive(this.membership.node, this.inbox, PAGE)
+        for (const m of messages) {
+          const envelope = JSON.parse(m.body) as WireEnvelope
+          this.inbox.set(m.sender, m.seq)
+          this.inboxMoved = true
+          if (this.sequencers.has(envelope.to) && m.seq <= (this.sequenced.get(m.sender) ?? 0)) continue
+          const message: Message = Wire.fromWire(envelope.message)
+          queue.receiveRemote(envelope.from, envelope.to, message)
+        }
+        received += messages.length
+        if (messages.length < PAGE) return { followed, received }
+      }
+    })
+
+  /** Applies new entries of the other nodes' participant and scan journals to this process's copies. */
+  readonly follow: Effect.Effect<number, unknown> = Effect.gen(this, function* () {
+    let applied = 0
+    for (const remote of this.remoteNodes) {
+      const schema = this.membership.schemaOf(remote.name)
+      const participantStream = Streams.participant(remote.name)
+      const node = [...this.network.superValidators, ...this.network.validators].find((n) => n.name === remote.name)!
+      const sv = this.network.superValidators.find((s) => s.name === remote.name)
+      for (;;) {
+        const from = this.followed.get(participantStream) ?? 1
+        const entries = yield* this.membership.transport.readJournal(schema, participantStream, from, PAGE)
+        for (const entry of entries) {
+          const event = (entry.body as { event: ParticipantEvent }).event
+          node.participant.logic.apply(event, true)
+          node.participant.logic.journal.push(event)
+          if (event._tag === "UpdateCommitted") sv?.scan.onCommitted(event.entry)
+        }
+        if (entries.length > 0) this.followed.set(participantStream, entries[entries.length - 1]!.seq + 1)
+        applied += entries.length
+        if (entries.length < PAGE) break
+      }
+      if (sv === undefined) continue
+      const scanStream = Streams.scan(remote.name)
+      for (;;) {
+        const from = this.followed.get(scanStream) ?? 1
+        const entries = yield* this.membership.transport.readJournal(schema, scanStream, from, PAGE)
+        for (const entry of entries) {
+          const v = (entry.body as { event: { verdict: Verdict; trafficSummary: TrafficSummary } }).event
+          sv.scan.ingestVerdict(v.verdict, v.trafficSummary, true)
+        }
+        if (entries.length > 0) this.followed.set(scanStream, entries[entries.length - 1]!.seq + 1)
+        applied += entries.length
+        if (entries.length < PAGE) break
+      }
+    }
+    return applied
+  })
+}
