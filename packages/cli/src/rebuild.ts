@@ -74,6 +74,10 @@ export const rebuild = (options: StorageOptions) =>
       const second = replay(tail, yield* Persistence.readSequencerSnapshots(store, network))
       if (Either.isLeft(second)) return yield* fail(`rebuild failed: ${second.left.message}`)
       const recomputed = Persistence.derivedIndexes(network, journals.lastOrdinal)
+      // the stored index rows of the nodes whose journals this store holds (one node in a cluster)
+      const hosted = (node: { readonly name: string }) => journals.heads.has(Persistence.Streams.participant(node.name))
+      const rowChecks = yield* Persistence.checkIndexRows(store, Persistence.indexRowsOf(network, hosted), true)
+      const rowProblems = rowChecks.filter((c) => c.missing + c.extra + c.differing > 0)
       const lines = [
         `${info}: ${journals.entries.length} journal entries in ${journals.heads.size} streams replayed (${journals.admin.length} user management events) in ${((performance.now() - started) / 1000).toFixed(2)} s`,
         ...recomputed.participants.map((p) => `  ${p.name.padEnd(12)} ledger end ${p.ledgerEnd}, ${p.activeContracts} active contracts`),
@@ -83,11 +87,16 @@ export const rebuild = (options: StorageOptions) =>
           ? "  no stored indexes to compare with"
           : problems.length === 0
             ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
-            : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
+            : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`,
+        ...rowChecks.map((c) =>
+          c.missing + c.extra + c.differing === 0
+            ? `  ${c.stream}: ${c.rows} rows, equal to the recomputed ones`
+            : `  ${c.stream}: ${c.rows} rows recomputed; stored rows DIFFER (${c.missing} missing, ${c.extra} extra, ${c.differing} differing): rewritten`
+        )
       ]
       yield* Console.log(lines.join("\n"))
       yield* store.putSnapshot(Persistence.Streams.derived, Persistence.DERIVED_KEY, recomputed)
-      if (problems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
+      if (problems.length > 0 || rowProblems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
     })
   ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`)))
 

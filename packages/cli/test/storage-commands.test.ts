@@ -47,6 +47,9 @@ describe("sandnet rebuild, snapshot and restore", () => {
     expect(rebuilt.code, rebuilt.output).toBe(0)
     expect(rebuilt.output).toContain(`validator1   ledger end ${atSnapshot}`)
     expect(rebuilt.output).toContain("equal the recomputed ones")
+    // the stored index rows (every node's ACS, the SV's scan) match the replayed journals
+    expect(rebuilt.output).toMatch(/index\/acs\/validator1: \d+ rows, equal to the recomputed ones/)
+    expect(rebuilt.output).toMatch(/index\/scan\/sv1: \d+ rows, equal to the recomputed ones/)
 
     const archive = path.join(cwd, "network.json.gz")
     const written = sandnet(["snapshot", ...data, "--out", archive], cwd)

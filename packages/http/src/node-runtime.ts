@@ -45,7 +45,9 @@ import {
 } from "@sandnet/engine"
 import {
   attachSinks,
+  checkIndexRows,
   collectChanges,
+  indexRowsOf,
   derivedIndexes,
   DERIVED_KEY,
   type CaptureState,
@@ -200,7 +202,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
         let walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>> = new Map()
         if (source._tag === "Genesis") {
           // genesis is journaled like everything after it
-          if (storage !== undefined) capture = attachSinks(network, storage.engine)
+          if (storage !== undefined) capture = attachSinks(network, storage.engine, (node) => cluster === undefined || cluster.isLocalNode(node.name))
           // In a cluster only the synchronizers' process submits genesis; the others learn it.
           if (cluster === undefined) {
             yield* Effect.orDie(provide(submitGenesis(network)))
@@ -217,8 +219,14 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
           walletJournals = replayed.right.wallets
           // what replay restored is stored already: follow the state from here
           if (storage !== undefined) {
-            capture = attachSinks(network, storage.engine)
+            capture = attachSinks(network, storage.engine, (node) => cluster === undefined || cluster.isLocalNode(node.name))
             capture.clock = source.journals.clock
+            // The stored index rows follow every batch; after a restore (or a store of an older
+            // version) they are brought in line with the journals here.
+            const hosted = (node: { readonly name: string }) => cluster === undefined || cluster.isLocalNode(node.name)
+            const checks = yield* Effect.orDie(checkIndexRows(storage.store, indexRowsOf(network, hosted), true))
+            const repaired = checks.reduce((n, c) => n + c.missing + c.extra + c.differing, 0)
+            if (repaired > 0) yield* Effect.logInfo(`the stored ACS and scan indexes were behind the journals: ${repaired} rows rewritten`)
           }
           yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
         }
@@ -418,6 +426,11 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
           const store = storage.store
           const streams = new Set(yield* Effect.orDie(store.streams()))
           for (const s of config.synchronizers) streams.add(Streams.sequencer(s.name))
+          // the stored indexes live in streams of key-value rows only
+          for (const node of [...old.network.superValidators, ...old.network.validators]) {
+            streams.add(Streams.acsIndex(node.name))
+            streams.add(Streams.scanIndex(node.name))
+          }
           streams.add(Streams.derived)
           for (const stream of streams) if (isEngineStream(stream) && stream !== Streams.runtime) yield* Effect.orDie(store.resetStream(stream))
           if (entries.length > 0 || snapshots.length > 0) {

@@ -17,8 +17,8 @@
  * wallet digests, checked by `sandnet rebuild`).
  */
 import { Admin, buildCoinNetwork, EventQueueNetwork, ManualClock, Network, Topology, TopologyState, type CoinNetwork, type CoinNetworkConfig, type MemberTrafficState, type ParticipantEvent, type PartyHosting, LedgerApi, Outgoing, type Packages, WalletEvent, type SubmissionDeadline } from "@sandnet/engine"
-import { sha256OfParts, type Micros, type TrafficSummary, type Verdict } from "@sandnet/core"
-import type { EventStoreService, JournalEntry, SnapshotEntry, WriteBatch } from "@sandnet/store"
+import { sha256OfParts, type CommittedUpdate, type Micros, type TrafficSummary, type Verdict } from "@sandnet/core"
+import type { EventStoreService, JournalEntry, SnapshotEntry, SnapshotRef, WriteBatch } from "@sandnet/store"
 import { Cause, Chunk, Deferred, Effect, Either, Exit, Fiber, FiberId, Layer, Option, Queue, Schema, type Scope } from "effect"
 
 // ---------------------------------------------------------------------------------------------
@@ -33,8 +33,33 @@ export const Streams = {
   ledger: "ledger",
   admin: "admin",
   runtime: "runtime",
-  derived: "derived"
+  derived: "derived",
+  /** Key-value only: a node's active contracts, key = contract id, body = the ActiveContract. */
+  acsIndex: (node: string) => `index/acs/${node}`,
+  /** Key-value only: the updates a super validator's scan serves, key = update id (ScanIndexRow). */
+  scanIndex: (sv: string) => `index/scan/${sv}`
 } as const
+
+/** A row of the stored scan index. */
+export interface ScanIndexRow {
+  readonly offset: number
+  readonly recordTime: number
+  readonly migrationId: number
+  readonly synchronizerId: string
+  readonly kind: "transaction" | "reassignment"
+}
+
+const scanRowOf = (entry: CommittedUpdate, migrationOf: (synchronizerId: string) => number): ScanIndexRow | undefined => {
+  const u = entry.update
+  if (u.kind === "topology") return undefined
+  return {
+    offset: entry.offset,
+    recordTime: u.recordTime,
+    migrationId: u.kind === "transaction" ? u.migrationId : migrationOf(u.synchronizerId),
+    synchronizerId: u.synchronizerId,
+    kind: u.kind
+  }
+}
 
 /** Streams that belong to the engine (a reset or a restore replaces them); `admin` is not one of them. */
 export const isEngineStream = (stream: string): boolean => stream !== Streams.admin
@@ -123,6 +148,7 @@ export class JournalRecorder {
   private ordinal = 0
   private entries: Array<JournalEntry> = []
   private puts = new Map<string, SnapshotEntry>()
+  private deletes = new Map<string, SnapshotRef>()
 
   constructor(heads: ReadonlyMap<string, number>, ordinal: number) {
     for (const [stream, seq] of heads) this.heads.set(stream, seq)
@@ -136,7 +162,16 @@ export class JournalRecorder {
   }
 
   put(stream: string, key: string, body: unknown): void {
-    this.puts.set(`${stream}\u0000${key}`, { stream, key, body })
+    const id = `${stream}\u0000${key}`
+    this.deletes.delete(id)
+    this.puts.set(id, { stream, key, body })
+  }
+
+  /** Deletes a key-value row with the batch (the last of put and delete on one key wins). */
+  delete(stream: string, key: string): void {
+    const id = `${stream}\u0000${key}`
+    this.puts.delete(id)
+    this.deletes.set(id, { stream, key })
   }
 
   /** Starts again from the store's heads (after a failed commit or a reset): what was collected is dropped. */
@@ -146,11 +181,12 @@ export class JournalRecorder {
     this.ordinal = ordinal
     this.entries = []
     this.puts = new Map()
+    this.deletes = new Map()
   }
 
   /** Whether anything was collected since the last drain. */
   get pending(): boolean {
-    return this.entries.length > 0 || this.puts.size > 0
+    return this.entries.length > 0 || this.puts.size > 0 || this.deletes.size > 0
   }
 
   get lastOrdinal(): number {
@@ -159,10 +195,11 @@ export class JournalRecorder {
 
   /** The batch collected so far (undefined when there is nothing to write). */
   drain(): WriteBatch | undefined {
-    if (this.entries.length === 0 && this.puts.size === 0) return undefined
-    const batch: WriteBatch = { entries: this.entries, putSnapshots: [...this.puts.values()] }
+    if (!this.pending) return undefined
+    const batch: WriteBatch = { entries: this.entries, putSnapshots: [...this.puts.values()], deleteSnapshots: [...this.deletes.values()] }
     this.entries = []
     this.puts = new Map()
+    this.deletes = new Map()
     return batch
   }
 }
@@ -186,15 +223,28 @@ export interface JournalCommitter {
   readonly healed: Effect.Effect<void>
 }
 
-const mergeBatches = (batches: ReadonlyArray<WriteBatch>): WriteBatch => {
+/**
+ * One write of several batches, in order. A write applies its puts before its deletes, so a key
+ * that a later batch puts again after an earlier one deleted it must not be deleted: the last
+ * operation on each key wins.
+ */
+export const mergeBatches = (batches: ReadonlyArray<WriteBatch>): WriteBatch => {
   if (batches.length === 1) return batches[0]!
   const entries: Array<JournalEntry> = []
-  const puts: Array<SnapshotEntry> = []
+  const last = new Map<string, { readonly put: SnapshotEntry } | { readonly delete: SnapshotRef }>()
   for (const b of batches) {
     for (const e of b.entries ?? []) entries.push(e)
-    for (const p of b.putSnapshots ?? []) puts.push(p)
+    // within one batch a key is either put or deleted (the recorder keeps the last)
+    for (const d of b.deleteSnapshots ?? []) last.set(`${d.stream}\u0000${d.key}`, { delete: d })
+    for (const p of b.putSnapshots ?? []) last.set(`${p.stream}\u0000${p.key}`, { put: p })
   }
-  return { entries, putSnapshots: puts }
+  const putSnapshots: Array<SnapshotEntry> = []
+  const deleteSnapshots: Array<SnapshotRef> = []
+  for (const op of last.values()) {
+    if ("put" in op) putSnapshots.push(op.put)
+    else deleteSnapshots.push(op.delete)
+  }
+  return { entries, putSnapshots, deleteSnapshots }
 }
 
 /**
@@ -270,13 +320,31 @@ export interface CaptureState {
 export const walletSinkOf = (recorder: JournalRecorder, validator: string) => (event: WalletEvent) =>
   recorder.record(Streams.wallet(validator), event._tag, Schema.encodeSync(WalletEvent)(event))
 
-/** Sets every journal sink of the network to `recorder`; returns the state to follow with `collect`. */
-export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder): CaptureState => {
+/**
+ * Sets every journal sink of the network's nodes `hostedHere` (all of them unless the network is
+ * spread over processes) to `recorder`, and has their ACS and scan indexes follow into the
+ * key-value area; returns the state to follow with `collect`.
+ */
+export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder, hostedHere: (node: { readonly name: string }) => boolean = () => true): CaptureState => {
+  const migrationOf = (synchronizerId: string) => network.topology.synchronizer(synchronizerId as never)?.migrationId ?? 0
   for (const node of [...network.superValidators, ...network.validators]) {
+    if (!hostedHere(node)) continue
     const stream = Streams.participant(node.name)
-    node.participant.logic.journalSink = (event: ParticipantEvent) => recorder.record(stream, event._tag, event)
+    const isSv = network.superValidators.some((sv) => sv.name === node.name)
+    const scanIndex = Streams.scanIndex(node.name)
+    node.participant.logic.journalSink = (event: ParticipantEvent) => {
+      recorder.record(stream, event._tag, event)
+      if (isSv && event._tag === "UpdateCommitted") {
+        const row = scanRowOf(event.entry, migrationOf)
+        if (row !== undefined) recorder.put(scanIndex, event.entry.update.updateId, row)
+      }
+    }
+    const acsIndex = Streams.acsIndex(node.name)
+    node.participant.logic.acs.onChange = (contractId, contract) =>
+      contract === undefined ? recorder.delete(acsIndex, contractId) : recorder.put(acsIndex, contractId, contract)
   }
   for (const sv of network.superValidators) {
+    if (!hostedHere(sv)) continue
     const stream = Streams.scan(sv.name)
     sv.scan.verdictSink = (verdict: Verdict, trafficSummary: TrafficSummary) =>
       recorder.record(stream, "Verdict", { verdict, trafficSummary })
@@ -606,4 +674,68 @@ export const replayNetwork = (config: CoinNetworkConfig, start: Micros) =>
       replay: (entries: ReadonlyArray<JournalEntry>, sequencers: ReadonlyMap<string, SequencerSnapshot> = new Map()) =>
         replayJournals(network, entries, sequencers, clock.now)
     }
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Stored indexes (key-value rows for fast reads: the ACS of each node, the scan of each SV)
+// ---------------------------------------------------------------------------------------------
+
+/** The index rows a network's nodes `hostedHere` should have stored, by stream. */
+export const indexRowsOf = (network: CoinNetwork, hostedHere: (node: { readonly name: string }) => boolean): Map<string, Map<string, unknown>> => {
+  const migrationOf = (synchronizerId: string) => network.topology.synchronizer(synchronizerId as never)?.migrationId ?? 0
+  const out = new Map<string, Map<string, unknown>>()
+  for (const node of [...network.superValidators, ...network.validators]) {
+    if (!hostedHere(node)) continue
+    const acs = new Map<string, unknown>()
+    for (const c of node.participant.logic.acs.all()) acs.set(c.created.contractId, c)
+    out.set(Streams.acsIndex(node.name), acs)
+    if (!network.superValidators.some((sv) => sv.name === node.name)) continue
+    const scan = new Map<string, unknown>()
+    for (const entry of node.participant.logic.log) {
+      const row = scanRowOf(entry, migrationOf)
+      if (row !== undefined) scan.set(entry.update.updateId, row)
+    }
+    out.set(Streams.scanIndex(node.name), scan)
+  }
+  return out
+}
+
+export interface IndexRowCheck {
+  readonly stream: string
+  readonly rows: number
+  readonly missing: number
+  readonly extra: number
+  readonly differing: number
+}
+
+/**
+ * Compares the stored index rows with `expected` (indexRowsOf) and, with `repair`, rewrites what
+ * differs in one write. Returns one line of figures per stream.
+ */
+export const checkIndexRows = (store: EventStoreService, expected: ReadonlyMap<string, ReadonlyMap<string, unknown>>, repair: boolean) =>
+  Effect.gen(function* () {
+    const checks: Array<IndexRowCheck> = []
+    const putSnapshots: Array<SnapshotEntry> = []
+    const deleteSnapshots: Array<SnapshotRef> = []
+    for (const [stream, rows] of expected) {
+      const stored = new Map((yield* store.listSnapshots(stream)).map((r) => [r.key, r.body] as const))
+      let missing = 0
+      let differing = 0
+      for (const [key, body] of rows) {
+        const have = stored.get(key)
+        if (have === undefined) missing++
+        else if (JSON.stringify(have) !== JSON.stringify(body)) differing++
+        else continue
+        putSnapshots.push({ stream, key, body })
+      }
+      let extra = 0
+      for (const key of stored.keys()) {
+        if (rows.has(key)) continue
+        extra++
+        deleteSnapshots.push({ stream, key })
+      }
+      checks.push({ stream, rows: rows.size, missing, extra, differing })
+    }
+    if (repair && (putSnapshots.length > 0 || deleteSnapshots.length > 0)) yield* store.write({ putSnapshots, deleteSnapshots })
+    return checks
   })

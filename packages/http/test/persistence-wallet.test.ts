@@ -15,10 +15,25 @@ const startRuntime = async (backing: MemoryBacking) => {
     Effect.gen(function* () {
       const store = Context.get(yield* Layer.buildWithScope(EventStore.memoryWith(backing), scope), EventStore)
       const storage = yield* Http.makeNodeStorage(store)
-      return yield* Http.makeNodeRuntime({ storage, wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
+      const runtime = yield* Http.makeNodeRuntime({ storage, wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
+      return { runtime, store }
     }).pipe(Scope.extend(scope))
   )
-  return { runtime, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+  return { ...runtime, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+/**
+ * The stored index rows (every node's ACS, the SV's scan) are exactly what the engine holds, after
+ * creations and archives (taps, offers, rounds turning under the automations).
+ */
+const expectStoredIndexes = async (node: Awaited<ReturnType<typeof startRuntime>>) => {
+  await Effect.runPromise(node.runtime.flush)
+  const engine = await Effect.runPromise(node.runtime.engine)
+  const expected = Http.Persistence.indexRowsOf(engine.network, () => true)
+  const checks = await Effect.runPromise(Http.Persistence.checkIndexRows(node.store, expected, false))
+  expect(checks.length).toBe(3)
+  for (const check of checks) expect(check, check.stream).toMatchObject({ missing: 0, extra: 0, differing: 0 })
+  expect(checks.every((c) => c.rows > 0)).toBe(true)
 }
 
 const wallet = <A, E>(runtime: Http.NodeRuntimeService, f: (w: Http.EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
@@ -44,6 +59,7 @@ describe("wallet journals", () => {
       offers: await wallet(first.runtime, (w) => w.listTransferOffers("alice"))
     }
     expect(before.status).toMatchObject({ _tag: "Right", right: { status: "created" } })
+    await expectStoredIndexes(first)
     await first.close()
 
     const second = await startRuntime(backing)
@@ -63,6 +79,7 @@ describe("wallet journals", () => {
     expect(engine.dsoAutomations.length).toBe(1)
     const another = await wallet(second.runtime, (w) => w.createTransferOffer("alice", { ...request, tracking_id: "t-2", expires_at: request.expires_at + micros.hours(1) }))
     expect(another._tag).toBe("Right")
+    await expectStoredIndexes(second)
     await second.close()
   })
 })

@@ -47,8 +47,22 @@ const observe = async (node: StoredTestNode, token: string) => {
     scanUpdates: sv1.scan.updates.map((u) => `${u.offset}:${u.update.updateId}`),
     verdicts: sv1.scan.verdictLog.map((v) => `${v.verdict.updateId}:${v.verdict.result}`),
     sequencer: network.synchronizers[0]!.sequencer.logic.lastTimestamp,
-    derived: Http.Persistence.derivedIndexes(network, 0)
+    derived: Http.Persistence.derivedIndexes(network, 0),
+    // the stored index rows (key-value area), for readers that do not replay the journals
+    storedAcs: await storedKeys(node, Http.Persistence.Streams.acsIndex("validator1")),
+    storedSvAcs: await storedKeys(node, Http.Persistence.Streams.acsIndex("sv1")),
+    storedScan: await storedKeys(node, Http.Persistence.Streams.scanIndex("sv1"))
   }
+}
+
+const storedKeys = async (node: StoredTestNode, stream: string): Promise<ReadonlyArray<string>> =>
+  (await Effect.runPromise(node.storage.store.listSnapshots(stream))).map((r) => r.key).sort()
+
+/** The stored index rows say what the engine holds. */
+const expectIndexesStored = (seen: Awaited<ReturnType<typeof observe>>) => {
+  expect(seen.storedAcs).toEqual(seen.acs)
+  expect(seen.storedSvAcs).toEqual(seen.svAcs)
+  expect(seen.storedScan).toEqual(seen.scanUpdates.map((u) => u.split(":")[1]!).sort())
 }
 
 const tempDirs: Array<string> = []
@@ -72,6 +86,8 @@ const restartScenario = async (store: () => Layer.Layer<EventStore, unknown>) =>
   expect((await submit(first, token, offer("o-1"))).status).toBe(409)
   await post(first, "/v2/sandnet/time/advance", first.admin, { duration: "1h" })
   const before = await observe(first, token)
+  expectIndexesStored(before)
+  expect(before.storedAcs.length).toBeGreaterThan(5)
   const timeBefore = await Effect.runPromise(first.runtime.now)
   await first.close()
 
@@ -90,6 +106,7 @@ const restartScenario = async (store: () => Layer.Layer<EventStore, unknown>) =>
   expect((next.json as { completionOffset: number }).completionOffset).toBe(before.ledgerEnd + 1)
   const continued = await observe(second, token)
   expect(continued.offsetsDense).toBe(true)
+  expectIndexesStored(continued)
   await second.close()
 
   // a third start sees o-6 too, and nothing twice
@@ -155,6 +172,7 @@ describe("developer controls on a stored node", () => {
 
     expect((await post(node, "/v2/sandnet/restore", node.admin, { snapshotId })).status).toBe(200)
     expect(await observe(node, token)).toEqual(atSnapshot)
+    expectIndexesStored(atSnapshot)
     // s-2 is gone with the restore: it can be submitted again
     expect((await submit(node, token, offer("s-2"))).status).toBe(200)
     expect((await post(node, "/v2/sandnet/restore", node.admin, { snapshotId: "nope" })).status).toBe(404)

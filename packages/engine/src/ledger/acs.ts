@@ -19,6 +19,8 @@ export class ActiveContractSet {
   private readonly index = new Map<string, Map<PartyId, Set<ContractId>>>()
   private readonly locks = new Map<ContractId, number>()
   private readonly inFlight = new Map<ContractId, InFlightContract>()
+  /** Told of every contract that becomes active (with it) or stops being active (undefined): the node's stored ACS index follows it. */
+  onChange: ((contractId: ContractId, contract: ActiveContract | undefined) => void) | undefined = undefined
 
   get size(): number {
     return this.contracts.size
@@ -40,6 +42,7 @@ export class ActiveContractSet {
     if (byParty === undefined) this.index.set(contract.created.templateId, (byParty = new Map()))
     for (const party of contract.created.signatories) this.indexUnder(byParty, party, id)
     for (const party of contract.created.observers) this.indexUnder(byParty, party, id)
+    this.onChange?.(id, contract)
   }
 
   private indexUnder(byParty: Map<PartyId, Set<ContractId>>, party: PartyId, id: ContractId): void {
@@ -59,6 +62,7 @@ export class ActiveContractSet {
       for (const party of contract.created.signatories) byParty.get(party)?.delete(contractId)
       for (const party of contract.created.observers) byParty.get(party)?.delete(contractId)
     }
+    this.onChange?.(contractId, undefined)
     return contract
   }
 
