@@ -17,7 +17,7 @@
  * rebuilds the engine from what the store holds. On start, stored journals are replayed into a
  * fresh engine instead of running genesis (see persistence.ts).
  */
-import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option, Queue, Ref, Schedule } from "effect"
+import { Clock, Context, Deferred, Effect, Either, Fiber, Layer, Option, Queue, Ref, Schedule, Stream } from "effect"
 import { invariant, micros, type Micros } from "@sandnet/core"
 import {
   EventQueueNetwork,
@@ -359,6 +359,21 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     )
     const fiber = yield* Effect.forkScoped(Effect.repeat(ticker, Schedule.spaced(`${options.tickIntervalMillis ?? 50} millis`)))
 
+    let waker: Fiber.RuntimeFiber<never> | undefined
+    if (membership !== undefined) {
+      // Messages for this node are taken in as soon as they are committed, not at the next tick;
+      // wake-ups that come while a tick runs fold into one more tick.
+      const wake = yield* Queue.sliding<void>(1)
+      yield* Effect.forkScoped(
+        Stream.runForEach(membership.transport.wakeups(membership.node), () => Queue.offer(wake, undefined)).pipe(
+          Effect.tapError((error) => Effect.logWarning("the cluster's notifications stopped; listening again (ticks go on meanwhile)", error)),
+          Effect.retry(Schedule.spaced("1 second")),
+          Effect.ignore
+        )
+      )
+      waker = yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), ticker)))
+    }
+
     // A node of a cluster is ready once genesis is in its ledger state: the ticker brings it in
     // (and, in the first super validator's process, the other super validators' confirmations).
     if (first.engine.cluster !== undefined) {
@@ -390,6 +405,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Fiber.interrupt(fiber)
+        if (waker !== undefined) yield* Fiber.interrupt(waker)
         if (storage === undefined) return
         // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.
         yield* lock.withPermits(1)(

@@ -17,7 +17,7 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Effect, Layer, Redacted, Stream, type Scope } from "effect"
 import { StorageError, type StoreConfigError } from "./errors.ts"
 import type { JournalEntry } from "./model.ts"
 import { validateSchema } from "./sql.ts"
@@ -48,6 +48,11 @@ export interface ClusterTransportService {
    * at most `limit`.
    */
   readonly receive: (recipient: string, after: ReadonlyMap<string, number>, limit: number) => Effect.Effect<ReadonlyArray<ClusterMessage>, StorageError>
+  /**
+   * A wake-up each time messages for `recipient` were committed (PostgreSQL NOTIFY on the
+   * cluster's channel), so that the recipient reads them at once instead of at its next tick.
+   */
+  readonly wakeups: (recipient: string) => Stream.Stream<void, StorageError>
   /** Entries of `stream` in another node's schema from `fromSeq` on (none when the schema has no journal yet). */
   readonly readJournal: (schema: string, stream: string, fromSeq: number, limit: number) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageError | StoreConfigError>
 }
@@ -72,11 +77,13 @@ const sqlStateOf = (error: SqlError): string | undefined => {
 export const makeClusterTransport = (options: { readonly url: string; readonly schema: string }): Effect.Effect<ClusterTransportService, StorageError | StoreConfigError, Scope.Scope> =>
   Effect.gen(function* () {
     const schema = yield* validateSchema(options.schema)
-    const client = yield* PgClient.make({ url: Redacted.make(options.url), maxConnections: 2, applicationName: `sandnet-cluster-${schema}` }).pipe(
+    const client = yield* PgClient.make({ url: Redacted.make(options.url), maxConnections: 3, applicationName: `sandnet-cluster-${schema}` }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.mapError((e) => new StorageError({ operation: "connect", message: `${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ""}` }))
     )
     const q = (name: string) => `"${schema}"."${name}"`
+    /** The NOTIFY channel of the cluster (one LISTEN connection per process). */
+    const channel = `${schema}_mail`
     // Processes starting together: the advisory lock makes the CREATEs run one at a time.
     yield* client
       .withTransaction(
@@ -136,10 +143,14 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
                 seqs.push(seq)
                 bodies.push(m.body)
               }
+              // one statement: the rows, and a notification per recipient (delivered at commit)
               yield* client.unsafe(
-                `INSERT INTO ${q("messages")} (recipient, sender, seq, body)
-                 SELECT r, $1, s, b FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(r, s, b)`,
-                [sender, recipients, seqs, bodies]
+                `WITH sent AS (
+                   INSERT INTO ${q("messages")} (recipient, sender, seq, body)
+                   SELECT r, $1, s, b FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(r, s, b)
+                   RETURNING recipient)
+                 SELECT pg_notify($5, r) FROM (SELECT DISTINCT recipient AS r FROM sent) AS d`,
+                [sender, recipients, seqs, bodies, channel]
               )
               // Only a committed batch moves the heads: a failed one is sent again with the same seqs.
               for (const [key, seq] of next) lastSent.set(key, seq)
@@ -155,6 +166,12 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
           ),
           (rows) => rows.map((row): ClusterMessage => ({ sender: row.sender, seq: Number(row.seq), body: row.body }))
         ).pipe(Effect.mapError(failWith("receive"))),
+      wakeups: (recipient) =>
+        client.listen(channel).pipe(
+          Stream.filter((payload) => payload === recipient),
+          Stream.as(undefined),
+          Stream.mapError(failWith("listen"))
+        ),
       readJournal: (other, stream, fromSeq, limit) =>
         Effect.flatMap(validateSchema(other), (valid) =>
           client

@@ -4,6 +4,7 @@
  * machine and its load; ratios travel better. Never used by tests (no timed assertions anywhere).
  */
 import { writeFileSync } from "node:fs"
+import { benchCluster, renderCluster, type ClusterBench } from "./cluster.ts"
 import { benchEngine, type EngineBench } from "./engine.ts"
 import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
@@ -16,6 +17,7 @@ export interface BenchReport {
   readonly large?: LargeBench | undefined
   readonly storage?: StorageBench | undefined
   readonly http?: HttpBench | undefined
+  readonly cluster?: ClusterBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -61,10 +63,11 @@ export const renderReport = (report: BenchReport): string => {
   if (report.large !== undefined) lines.push(...renderLarge(report.large, report.engine))
   if (report.storage !== undefined) lines.push(...renderStorage(report.storage))
   if (report.http !== undefined) lines.push(...renderHttp(report.http))
+  if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
   return lines.join("\n")
 }
 
-export const BENCH_SECTIONS = ["engine", "large", "storage", "http"] as const
+export const BENCH_SECTIONS = ["engine", "large", "storage", "http", "cluster"] as const
 export type BenchSection = (typeof BENCH_SECTIONS)[number]
 
 export const runBench = async (options: {
@@ -79,7 +82,8 @@ export const runBench = async (options: {
     engine: wanted("engine") ? await benchEngine(options.scenario ?? "scenarios/smoke.yaml") : undefined,
     large: wanted("large") ? await benchLarge() : undefined,
     storage: wanted("storage") ? await benchStorage() : undefined,
-    http: wanted("http") ? await benchHttp() : undefined
+    http: wanted("http") ? await benchHttp() : undefined,
+    cluster: wanted("cluster") ? await benchCluster() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")

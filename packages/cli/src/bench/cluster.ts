@@ -1,0 +1,201 @@
+/**
+ * Cluster benchmark: a network spread over processes (`sandnet start --cluster`: sv1 with the
+ * synchronizer, validator1, validator2, three child processes on one PostgreSQL server) answering
+ * transfer-offer creations submitted on validator1 for validator2's operator (submit-and-wait, so
+ * each answer waited for the synchronizer's process to sequence it and its mediator to decide).
+ * Baseline, in the same run on the same server: one `sandnet start` process running the whole
+ * network, with the same requests. Figures: acknowledged offers per second (concurrent clients)
+ * and the latency of one request at a time.
+ *
+ * PostgreSQL: `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test server.
+ */
+import { TransferOffer } from "@sandnet/engine"
+import { makeDevToken } from "@sandnet/http"
+import { dropClusterSchema } from "@sandnet/store"
+import { Effect } from "effect"
+import { spawn, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import * as net from "node:net"
+
+export interface ClusterBenchRow {
+  readonly layout: string
+  readonly processes: number
+  readonly offersPerSecond: number
+  readonly medianLatencyMillis: number
+  readonly p90LatencyMillis: number
+}
+
+export interface ClusterBench {
+  readonly rows: ReadonlyArray<ClusterBenchRow>
+  readonly skipped: string | undefined
+}
+
+const OFFERS = 600
+const CLIENTS = 16
+const SEQUENTIAL = 60
+
+const postgresUrl = () => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
+    })
+  })
+
+interface Started {
+  readonly child: ChildProcess
+  readonly url: string
+}
+
+/** `sandnet start` as a child process (this very command's entry point), ready. */
+const start = async (args: ReadonlyArray<string>): Promise<Started> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [process.argv[1]!, "start", "--port", String(port), ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`a node did not start:\n${output}`)), 120_000)
+    child.stdout!.on("data", () => {
+      if (output.includes("Sandnet node ready")) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`a node exited (${code}):\n${output}`))
+    })
+  })
+  child.removeAllListeners("exit")
+  return { child, url: `http://127.0.0.1:${port}` }
+}
+
+const stop = (node: Started): Promise<void> =>
+  new Promise((resolve) => {
+    if (node.child.exitCode !== null) return resolve()
+    node.child.once("exit", () => resolve())
+    node.child.kill("SIGTERM")
+  })
+
+const call = async (url: string, token: string, method: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
+  const answer = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  const text = await answer.text()
+  return { status: answer.status, json: text === "" ? undefined : (JSON.parse(text) as unknown) }
+}
+
+const operatorOf = async (url: string, token: string) => ((await call(`${url}/v2/users/operator`, token, "GET")).json as { user: { primaryParty: string } }).user.primaryParty
+const dsoOf = async (url: string, token: string) =>
+  ((await call(`${url}/v2/parties`, token, "GET")).json as { partyDetails: Array<{ party: string }> }).partyDetails.map((p) => p.party).find((p) => p.startsWith("DSO::"))!
+
+/** Sequential latencies, then concurrent throughput, of offer creations from `sender` to `receiver` on `url`. */
+const measure = async (url: string, token: string, sender: string, receiver: string, dso: string, layout: string, processes: number): Promise<ClusterBenchRow> => {
+  const run = randomBytes(3).toString("hex")
+  const submit = async (i: number) => {
+    const commandId = `bench-${run}-${i}`
+    const answer = await call(`${url}/v2/commands/submit-and-wait`, token, "POST", {
+      commands: [
+        {
+          CreateCommand: {
+            templateId: TransferOffer.nameReference,
+            createArguments: {
+              sender,
+              receiver,
+              dso,
+              amount: { amount: "1.0000000000", unit: "CoinUnit" },
+              description: "cluster bench",
+              expiresAt: "2099-01-01T00:00:00.000000Z",
+              trackingId: commandId
+            }
+          }
+        }
+      ],
+      commandId,
+      actAs: [sender]
+    })
+    if (answer.status !== 200) throw new Error(`${layout}: offer ${i} answered ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`)
+  }
+  for (let i = 0; i < 20; i++) await submit(i) // warm-up
+  const latencies: Array<number> = []
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const t = performance.now()
+    await submit(100 + i)
+    latencies.push(performance.now() - t)
+  }
+  latencies.sort((a, b) => a - b)
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < OFFERS) await submit(1000 + next++)
+    })
+  )
+  const seconds = (performance.now() - started) / 1000
+  return {
+    layout,
+    processes,
+    offersPerSecond: OFFERS / seconds,
+    medianLatencyMillis: latencies[Math.floor(latencies.length / 2)]!,
+    p90LatencyMillis: latencies[Math.floor(latencies.length * 0.9)]!
+  }
+}
+
+export const benchCluster = async (): Promise<ClusterBench> => {
+  const url = postgresUrl()
+  const token = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
+  const cluster = `bench_${randomBytes(3).toString("hex")}`
+  const single = `${cluster}_single`
+  const nodes = ["sv1", "validator1", "validator2"] as const
+  const started: Array<Started> = []
+  try {
+    const one = await start(["--database-url", url, "--schema", single])
+    started.push(one)
+    const oneOperator = await operatorOf(one.url, token)
+    const baseline = await measure(one.url, token, oneOperator, oneOperator, await dsoOf(one.url, token), "one process (whole network)", 1)
+    await stop(one)
+    const spread = await Promise.all(nodes.map((n) => start(["--database-url", url, "--cluster", cluster, "--node-name", n, "--validators", "2"])))
+    started.push(...spread)
+    const [v1, v2] = [spread[1]!, spread[2]!]
+    const row = await measure(v1.url, token, await operatorOf(v1.url, token), await operatorOf(v2.url, token), await dsoOf(v1.url, token), "spread: sv1, validator1, validator2", 3)
+    return { rows: [baseline, row], skipped: undefined }
+  } catch (error) {
+    return { rows: [], skipped: error instanceof Error ? error.message.split("\n")[0] : String(error) }
+  } finally {
+    await Promise.all(started.map(stop))
+    for (const schema of [cluster, single, ...nodes.map((n) => `${cluster}_${n}`)]) await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
+  }
+}
+
+const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+export const renderCluster = (c: ClusterBench): Array<string> => {
+  if (c.rows.length < 2) return ["## A network spread over processes", "", `Skipped: ${c.skipped ?? "no figures"}.`, ""]
+  const [base, spread] = [c.rows[0]!, c.rows[1]!]
+  return [
+    "## A network spread over processes",
+    "",
+    "Transfer-offer creations (`submit-and-wait`) on PostgreSQL: first one `sandnet start` process running the",
+    "whole network (the baseline), then the same network as three `sandnet start --cluster` processes (sv1 with",
+    "the synchronizer, validator1, validator2; offers from validator1's operator to validator2's), in the same run.",
+    `${SEQUENTIAL} requests one at a time for the latency, then ${fmt(OFFERS)} from ${CLIENTS} concurrent clients.`,
+    "",
+    "| layout | processes | acknowledged offers/s | ratio to one process | latency p50 | latency p90 |",
+    "|---|---|---|---|---|---|",
+    ...c.rows.map(
+      (r) =>
+        `| ${r.layout} | ${r.processes} | **${fmt(r.offersPerSecond)}** | ${fmt(r.offersPerSecond / base.offersPerSecond, 2)}x | ${fmt(r.medianLatencyMillis, 1)} ms | ${fmt(r.p90LatencyMillis, 1)} ms |`
+    ),
+    "",
+    `Spread over processes, a request crosses the cluster's mailbox four times (submission to the sequencer, the`,
+    `confirmation request, the response, the verdict), each a PostgreSQL commit and a NOTIFY: ${fmt(spread.medianLatencyMillis / base.medianLatencyMillis, 1)}x the`,
+    "latency of one process, where all of it is in memory.",
+    ""
+  ]
+}
