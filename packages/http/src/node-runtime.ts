@@ -169,9 +169,11 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
           // the state that produced them was not stored (the engine is rebuilt from the store)
           return yield* Effect.logWarning(`${item.messages.length} cluster messages dropped: their journal batch failed`)
         }
+        // Sent they must be (their state is stored): retried until the server takes them, in order.
         yield* membership.transport.send(membership.node, item.messages).pipe(
-          Effect.retry(Schedule.intersect(Schedule.exponential("50 millis"), Schedule.recurs(8))),
-          Effect.catchAll((error) => Effect.logError(`${item.messages.length} cluster messages could not be sent`, error))
+          Effect.tapError((error) => Effect.logWarning(`${item.messages.length} cluster messages could not be sent yet; retrying`, error)),
+          Effect.retry(Schedule.union(Schedule.exponential("50 millis"), Schedule.spaced("5 seconds"))),
+          Effect.orDie
         )
       })
       yield* Effect.forkScoped(Effect.forever(sendOne))

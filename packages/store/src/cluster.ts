@@ -148,11 +148,13 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
                 `WITH sent AS (
                    INSERT INTO ${q("messages")} (recipient, sender, seq, body)
                    SELECT r, $1, s, b FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(r, s, b)
+                   ON CONFLICT (recipient, sender, seq) DO NOTHING
                    RETURNING recipient)
                  SELECT pg_notify($5, r) FROM (SELECT DISTINCT recipient AS r FROM sent) AS d`,
                 [sender, recipients, seqs, bodies, channel]
               )
-              // Only a committed batch moves the heads: a failed one is sent again with the same seqs.
+              // Only a committed batch moves the heads: a failed one is sent again with the same seqs
+              // (rows that did commit, when only the answer was lost, are skipped by ON CONFLICT).
               for (const [key, seq] of next) lastSent.set(key, seq)
             }).pipe(Effect.mapError(failWith("send"))),
       receive: (recipient, after, limit) =>
