@@ -13,7 +13,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { postgresUrl, request, startNode, stop, type RunningNode } from "./node-support.ts"
+import { eventually, postgresUrl, request, startAll, stop, type RunningNode } from "./node-support.ts"
 
 const cluster = `cl_${randomBytes(4).toString("hex")}`
 const nodes = ["sv1", "sv2", "validator1"] as const
@@ -25,26 +25,11 @@ let token = ""
 const running = new Map<NodeName, RunningNode>()
 const url = (node: NodeName) => running.get(node)!.url
 
-const eventually = async <A>(what: string, read: () => Promise<A>, check: (a: A) => boolean, seconds = 20): Promise<A> => {
-  const until = Date.now() + seconds * 1000
-  for (;;) {
-    const value = await read()
-    if (check(value)) return value
-    if (Date.now() > until) throw new Error(`${what}: still ${JSON.stringify(value)} after ${seconds} s`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 beforeAll(async () => {
   cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-cluster-svs-"))
   token = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
-  const started = await Promise.allSettled(nodes.map((n) => startNode(args(n), cwd)))
-  nodes.forEach((n, i) => {
-    const s = started[i]!
-    if (s.status === "fulfilled") running.set(n, s.value)
-  })
-  const failed = started.flatMap((s, i) => (s.status === "rejected" ? [`${nodes[i]}: ${String(s.reason)}`] : []))
-  if (failed.length > 0) throw new Error(failed.join("\n"))
+  await startAll(nodes, args, cwd, running)
 }, 120_000)
 
 afterAll(async () => {

@@ -121,3 +121,25 @@ export const sandnet = (args: ReadonlyArray<string>, cwd: string): { readonly co
     return { code: e.status ?? 1, output: `${e.stdout ?? ""}${e.stderr ?? ""}` }
   }
 }
+
+/** Polls until `check` holds (another process picks a message up on its next tick), else fails saying what it saw. */
+export const eventually = async <A>(what: string, read: () => Promise<A>, check: (a: A) => boolean, seconds = 20): Promise<A> => {
+  const until = Date.now() + seconds * 1000
+  for (;;) {
+    const value = await read()
+    if (check(value)) return value
+    if (Date.now() > until) throw new Error(`${what}: still ${value instanceof Map ? `${value.size} entries` : JSON.stringify(value)} after ${seconds} s`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Starts several nodes at once (e.g. the processes of a cluster); fails with every output when one does not start. */
+export const startAll = async <N extends string>(nodes: ReadonlyArray<N>, args: (node: N) => ReadonlyArray<string>, cwd: string, into: Map<N, RunningNode>): Promise<void> => {
+  const started = await Promise.allSettled(nodes.map((n) => startNode(args(n), cwd)))
+  nodes.forEach((n, i) => {
+    const s = started[i]!
+    if (s.status === "fulfilled") into.set(n, s.value)
+  })
+  const failed = started.flatMap((s, i) => (s.status === "rejected" ? [`${nodes[i]}: ${String(s.reason)}`] : []))
+  if (failed.length > 0) throw new Error(`${failed.join("\n")}\n${[...into].map(([n, r]) => `${n}:\n${r.output()}`).join("\n")}`)
+}
