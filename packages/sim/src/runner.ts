@@ -230,24 +230,35 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
       const v = monitor.first
       if (v !== undefined && firstFailure === undefined) firstFailure = { ...v, historyHash: historyHash(network), window: window() }
     }
+    const afterDelivery = (to: Address, n: number): void => {
+      const before = monitor.count
+      monitor.afterDelivery(to, n, clock.now)
+      if (monitor.count > before) noteFailure()
+      if (n === options.stopAfter) stopped = true
+    }
     const deliverUntil = (until: Micros): Effect.Effect<void> =>
       Effect.suspend(() => {
+        // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step
+        // each; a delivery with work left as an effect continues the loop after that effect.
         const step: Effect.Effect<void> = Effect.suspend(() => {
-          if (stopped) return Effect.void
-          const next = queue.next(until)
-          if (next === undefined) return Effect.void
-          if (next.at > clock.now) clock.advanceTo(next.at)
-          const n = ++deliveries
-          ring.record(next, n)
-          const own = clocks.get(next.to)
-          const delivery = queue.deliver(next)
-          return Effect.flatMap(own === undefined ? delivery : Effect.withClock(delivery, own), () => {
-            const before = monitor.count
-            monitor.afterDelivery(next.to, n, clock.now)
-            if (monitor.count > before) noteFailure()
-            if (n === options.stopAfter) stopped = true
-            return step
-          })
+          for (;;) {
+            if (stopped) return Effect.void
+            const next = queue.next(until)
+            if (next === undefined) return Effect.void
+            if (next.at > clock.now) clock.advanceTo(next.at)
+            const n = ++deliveries
+            ring.record(next, n)
+            const own = clocks.get(next.to)
+            const rest = queue.deliverNow(next, own ?? clock)
+            if (rest === undefined) {
+              afterDelivery(next.to, n)
+              continue
+            }
+            return Effect.flatMap(own === undefined ? rest : Effect.withClock(rest, own), () => {
+              afterDelivery(next.to, n)
+              return step
+            })
+          }
         })
         return Effect.withClock(step, clock)
       })

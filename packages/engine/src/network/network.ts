@@ -4,8 +4,8 @@
  * link model with seeded delays and faults) and the HTTP node (live time, zero delay). Both use
  * the same deterministic event queue below, so the same inputs give the same delivery order.
  */
-import { Context, Effect } from "effect"
-import { invariant, type Micros } from "@sandnet/core"
+import { type Clock, Context, Effect } from "effect"
+import { invariant, micros, type Micros } from "@sandnet/core"
 
 export type Address = string
 
@@ -17,6 +17,25 @@ export interface Message {
 export interface Actor<M extends Message = Message> {
   readonly address: Address
   readonly receive: (message: M, from: Address) => Effect.Effect<void>
+}
+
+/**
+ * `receive` as a plain function, for the drivers' delivery loops (a fiber step per delivery cost
+ * more than most handlers): handles the message as `receive` would with its clock reading `now`,
+ * sends through the actor's own network, and returns the rest of the work as an effect, or
+ * undefined when there is none (the usual case).
+ */
+export type ReceiveNow = (message: Message, from: Address, now: Micros) => Effect.Effect<void> | undefined
+
+const receiveNowOf = new WeakMap<Actor["receive"], ReceiveNow>()
+
+/**
+ * Pairs a `receive` with its plain-function form. The pair is keyed by the function itself, so an
+ * actor whose `receive` was replaced since (tests wrap them) is delivered to through the new one.
+ */
+export const withReceiveNow = <R extends Actor["receive"]>(receive: R, receiveNow: ReceiveNow): R => {
+  receiveNowOf.set(receive, receiveNow)
+  return receive
 }
 
 export interface SendOptions {
@@ -199,14 +218,15 @@ export class EventQueueNetwork implements NetworkService {
   }
 
   readonly sendAll = (outbox: ReadonlyArray<Outgoing>): Effect.Effect<void> =>
-    outbox.length === 0
-      ? Effect.void
-      : Effect.sync(() => {
-          for (const out of outbox) {
-            if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)
-            else this.queue.push({ at: this.timerAt(out.to, out.at), seq: this.sequence++, from: out.to, to: out.to, message: out.message })
-          }
-        })
+    outbox.length === 0 ? Effect.void : Effect.sync(() => this.sendAllNow(outbox))
+
+  /** `sendAll` done at once (for actors' ReceiveNow). */
+  sendAllNow(outbox: ReadonlyArray<Outgoing>): void {
+    for (const out of outbox) {
+      if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)
+      else this.queue.push({ at: this.timerAt(out.to, out.at), seq: this.sequence++, from: out.to, to: out.to, message: out.message })
+    }
+  }
 
   readonly schedule = (to: Address, message: Message, at: Micros): Effect.Effect<void> =>
     Effect.sync(() => {
@@ -229,5 +249,20 @@ export class EventQueueNetwork implements NetworkService {
     const actor = this.actors.get(delivery.to)
     if (actor === undefined) return Effect.void
     return actor.receive(delivery.message, delivery.from)
+  }
+
+  /**
+   * Delivers one message at once where its actor can take it so (see ReceiveNow), at the time
+   * `clock` reads (the clock its `receive` would run on): returns undefined when the delivery is
+   * done, or the effect that does the rest (all of it, through `receive`, for an actor without
+   * a ReceiveNow).
+   */
+  deliverNow(delivery: Delivery, clock: Clock.Clock): Effect.Effect<void> | undefined {
+    const actor = this.actors.get(delivery.to)
+    if (actor === undefined) return undefined
+    const receiveNow = receiveNowOf.get(actor.receive)
+    if (receiveNow === undefined) return actor.receive(delivery.message, delivery.from)
+    // Exactly the time `receive` reads (Clock.currentTimeNanos, in microseconds).
+    return receiveNow(delivery.message, delivery.from, micros.fromNanos(clock.unsafeCurrentTimeNanos()))
   }
 }
