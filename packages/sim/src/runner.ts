@@ -9,7 +9,7 @@
  * cheap invariants after every delivery (monitor.ts), so a failure is known to the delivery that
  * caused it; the last deliveries are kept for the trace.
  */
-import { Clock, Effect, Exit, Layer, Cause } from "effect"
+import { Clock, Context, Effect, Exit, Cause } from "effect"
 import { SIMULATION_EPOCH, micros, type Micros } from "@sandnet/core"
 import {
   EventQueueNetwork,
@@ -163,9 +163,10 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
     const link = options.link?.(baseLink, networkRandom) ?? baseLink
     const queue = new EventQueueNetwork(() => clock.now, link)
     const topology = new TopologyState()
-    const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
+    // A context, not a layer: providing a merged layer builds it anew (forking fibers) on every call.
+    const services = Context.make(Network, queue).pipe(Context.add(Topology, topology))
     const inSimulation = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) =>
-      Effect.withRandom(Effect.withClock(Effect.provide(effect, layer), clock), random)
+      Effect.withRandom(Effect.withClock(Effect.provide(effect, services), clock), random)
 
     const network = yield* Effect.orDie(
       inSimulation(
