@@ -91,18 +91,14 @@ export const makeDriver = (
   const deliverDue = (until: Micros): Effect.Effect<number> =>
     Effect.suspend(() => {
       let count = 0
-      // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step each.
       const step: Effect.Effect<number> = Effect.suspend(() => {
-        for (;;) {
-          const next = network.next(until)
-          if (next === undefined) return Effect.succeed(count)
-          if (next.at > clock.now) clock.advanceTo(next.at)
-          count++
-          const actorClock = clockOf(next.to)
-          const rest = network.deliverNow(next, actorClock)
-          if (rest === undefined) continue
-          return Effect.flatMap(actorClock === clock ? rest : Effect.withClock(rest, actorClock), () => step)
-        }
+        const next = network.next(until)
+        if (next === undefined) return Effect.succeed(count)
+        if (next.at > clock.now) clock.advanceTo(next.at)
+        count++
+        const actorClock = clockOf(next.to)
+        const delivery = network.deliver(next)
+        return Effect.flatMap(actorClock === clock ? delivery : Effect.withClock(delivery, actorClock), () => step)
       })
       // The whole loop runs on the driver's clock; only skewed actors get their own.
       return Effect.withClock(step, clock)
