@@ -9,7 +9,7 @@
  * cheap invariants after every delivery (monitor.ts), so a failure is known to the delivery that
  * caused it; the last deliveries are kept for the trace.
  */
-import { Clock, Effect, Exit, Layer, Cause } from "effect"
+import { Clock, Context, Effect, Exit, Cause } from "effect"
 import { SIMULATION_EPOCH, micros, type Micros } from "@sandnet/core"
 import {
   EventQueueNetwork,
@@ -163,9 +163,10 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
     const link = options.link?.(baseLink, networkRandom) ?? baseLink
     const queue = new EventQueueNetwork(() => clock.now, link)
     const topology = new TopologyState()
-    const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
+    // A context, not a layer: providing a merged layer builds it anew (forking fibers) on every call.
+    const services = Context.make(Network, queue).pipe(Context.add(Topology, topology))
     const inSimulation = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) =>
-      Effect.withRandom(Effect.withClock(Effect.provide(effect, layer), clock), random)
+      Effect.withRandom(Effect.withClock(Effect.provide(effect, services), clock), random)
 
     const network = yield* Effect.orDie(
       inSimulation(
@@ -230,24 +231,35 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
       const v = monitor.first
       if (v !== undefined && firstFailure === undefined) firstFailure = { ...v, historyHash: historyHash(network), window: window() }
     }
+    const afterDelivery = (to: Address, n: number): void => {
+      const before = monitor.count
+      monitor.afterDelivery(to, n, clock.now)
+      if (monitor.count > before) noteFailure()
+      if (n === options.stopAfter) stopped = true
+    }
     const deliverUntil = (until: Micros): Effect.Effect<void> =>
       Effect.suspend(() => {
+        // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step
+        // each; a delivery with work left as an effect continues the loop after that effect.
         const step: Effect.Effect<void> = Effect.suspend(() => {
-          if (stopped) return Effect.void
-          const next = queue.next(until)
-          if (next === undefined) return Effect.void
-          if (next.at > clock.now) clock.advanceTo(next.at)
-          const n = ++deliveries
-          ring.record(next, n)
-          const own = clocks.get(next.to)
-          const delivery = queue.deliver(next)
-          return Effect.flatMap(own === undefined ? delivery : Effect.withClock(delivery, own), () => {
-            const before = monitor.count
-            monitor.afterDelivery(next.to, n, clock.now)
-            if (monitor.count > before) noteFailure()
-            if (n === options.stopAfter) stopped = true
-            return step
-          })
+          for (;;) {
+            if (stopped) return Effect.void
+            const next = queue.next(until)
+            if (next === undefined) return Effect.void
+            if (next.at > clock.now) clock.advanceTo(next.at)
+            const n = ++deliveries
+            ring.record(next, n)
+            const own = clocks.get(next.to)
+            const rest = queue.deliverNow(next, own ?? clock)
+            if (rest === undefined) {
+              afterDelivery(next.to, n)
+              continue
+            }
+            return Effect.flatMap(own === undefined ? rest : Effect.withClock(rest, own), () => {
+              afterDelivery(next.to, n)
+              return step
+            })
+          }
         })
         return Effect.withClock(step, clock)
       })

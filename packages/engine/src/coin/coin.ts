@@ -192,10 +192,10 @@ export const LockedCoin_ExpireCoin = defineChoice(LockedCoin, {
 
 /** First round in which a coin is dust (its accrued fee exceeds its initial amount). */
 export const dustFromRound = (amount: ExpiringAmount): number => {
-  const rate = amountOf(amount.ratePerRound.rate)
-  if (rate <= 0n) return Number.MAX_SAFE_INTEGER
-  const initial = amountOf(amount.initialAmount)
+  // (Every SV's DSO automation asks this of every new holding: the parse is shared with valuations.)
+  const p = parsed(amount)
+  if (p.rate <= 0n) return Number.MAX_SAFE_INTEGER
   // fee(r) = rate * rounds > initial  <=>  rounds > initial / rate
-  return roundNumber(amount.createdAt) + Number(initial / rate) + 1
+  return p.createdAt + Number(p.initial / p.rate) + 1
 }
 

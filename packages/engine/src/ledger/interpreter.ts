@@ -27,6 +27,7 @@ import {
   type PartyId,
   type TxNode
 } from "@sandnet/core"
+import { fastCheckOf } from "./fast-check.ts"
 import type { AnyChoice, Choice, ContractView, Template, TemplateRegistry, UpdateContext } from "./template.ts"
 
 export type Command =
@@ -118,7 +119,10 @@ const validators = new WeakMap<Schema.Schema.Any, (value: unknown) => Either.Eit
 const validatorOf = <A>(schema: Schema.Schema<A>): ((value: unknown) => Either.Either<A, ParseResult.ParseError>) => {
   let validate = validators.get(schema)
   if (validate === undefined) {
-    validate = Schema.decodeUnknownEither(schema)
+    const decode = Schema.decodeUnknownEither(schema)
+    // Input the precompiled check accepts would decode; the rest is decoded for its result or error.
+    const check = fastCheckOf(schema.ast)
+    validate = check === undefined ? decode : (value) => (check(value) ? Either.right(value) : decode(value))
     validators.set(schema, validate)
   }
   return validate as (value: unknown) => Either.Either<A, ParseResult.ParseError>

@@ -4,8 +4,8 @@
  * link model with seeded delays and faults) and the HTTP node (live time, zero delay). Both use
  * the same deterministic event queue below, so the same inputs give the same delivery order.
  */
-import { Context, Effect } from "effect"
-import { invariant, type Micros } from "@sandnet/core"
+import { type Clock, Context, Effect } from "effect"
+import { invariant, micros, type Micros } from "@sandnet/core"
 
 export type Address = string
 
@@ -18,6 +18,27 @@ export interface Actor<M extends Message = Message> {
   readonly address: Address
   readonly receive: (message: M, from: Address) => Effect.Effect<void>
 }
+
+/**
+ * `receive` as a plain function, for the drivers' delivery loops (a fiber step per delivery cost
+ * more than most handlers): handles the message as `receive` would with its clock reading `now`,
+ * sends through the actor's own network, and returns the rest of the work as an effect, or
+ * undefined when there is none (the usual case).
+ */
+export type ReceiveNow = (message: Message, from: Address, now: Micros) => Effect.Effect<void> | undefined
+
+const receiveNowKey: unique symbol = Symbol("sandnet/receiveNow")
+
+/** A `receive` that carries its plain-function form. */
+type PairedReceive = Actor["receive"] & { readonly [receiveNowKey]?: ReceiveNow }
+
+/**
+ * Pairs a `receive` with its plain-function form. The form is kept on the function itself (a
+ * property read is cheaper per delivery than a map lookup), so an actor whose `receive` was
+ * replaced since (tests wrap them) is delivered to through the new one.
+ */
+export const withReceiveNow = <R extends Actor["receive"]>(receive: R, receiveNow: ReceiveNow): R =>
+  Object.assign(receive, { [receiveNowKey]: receiveNow })
 
 export interface SendOptions {
   /**
@@ -253,6 +274,14 @@ export class EventQueueNetwork implements NetworkService {
           }
         })
 
+  /** `sendAll` done at once (for actors' ReceiveNow; sendAll keeps its own loop, as the bare-delivery baseline measures it). */
+  sendAllNow(outbox: ReadonlyArray<Outgoing>): void {
+    for (const out of outbox) {
+      if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)
+      else this.queue.push({ at: this.timerAt(out.to, out.at), seq: this.sequence++, from: out.to, to: out.to, message: out.message })
+    }
+  }
+
   readonly schedule = (to: Address, message: Message, at: Micros): Effect.Effect<void> =>
     Effect.sync(() => {
       this.queue.push({ at: this.timerAt(to, at), seq: this.sequence++, from: to, to, message })
@@ -274,5 +303,20 @@ export class EventQueueNetwork implements NetworkService {
     const actor = this.actors.get(delivery.to)
     if (actor === undefined) return Effect.void
     return actor.receive(delivery.message, delivery.from)
+  }
+
+  /**
+   * Delivers one message at once where its actor can take it so (see ReceiveNow), at the time
+   * `clock` reads (the clock its `receive` would run on): returns undefined when the delivery is
+   * done, or the effect that does the rest (all of it, through `receive`, for an actor without
+   * a ReceiveNow).
+   */
+  deliverNow(delivery: Delivery, clock: Clock.Clock): Effect.Effect<void> | undefined {
+    const actor = this.actors.get(delivery.to)
+    if (actor === undefined) return undefined
+    const receiveNow = (actor.receive as PairedReceive)[receiveNowKey]
+    if (receiveNow === undefined) return actor.receive(delivery.message, delivery.from)
+    // Exactly the time `receive` reads (Clock.currentTimeNanos, in microseconds).
+    return receiveNow(delivery.message, delivery.from, micros.fromNanos(clock.unsafeCurrentTimeNanos()))
   }
 }

@@ -8,7 +8,7 @@
  */
 import { Clock, Effect } from "effect"
 import { invariant, micros, type Micros, type ParticipantUid, type PartyId, type TrafficSummary, type Verdict } from "@sandnet/core"
-import { Network, Outgoing, type Actor, type Address, type Message } from "../network/network.ts"
+import { EventQueueNetwork, Network, Outgoing, withReceiveNow, type Actor, type Address, type Message } from "../network/network.ts"
 import type { SynchronizerInfo, TopologyState } from "../topology.ts"
 import { Topology } from "../topology.ts"
 import type { Deliver, EnvelopeContent, MediatorDeadline, ProtocolRequest, RequestView, SubmissionRequest } from "./messages.ts"
@@ -240,11 +240,18 @@ export const makeMediator = (synchronizer: SynchronizerInfo): Effect.Effect<Medi
       }
       return out
     }
+    const receive = (message: Message) => Effect.flatMap(Clock.currentTimeNanos, (nanos) => network.sendAll(handle(message, micros.fromNanos(nanos))))
+    // With the event queue as network, deliveries may also take the plain-function path (ReceiveNow).
     const actor: MediatorActor = {
       address: synchronizer.mediator,
       logic,
-      receive: (message: Message) =>
-        Effect.flatMap(Clock.currentTimeNanos, (nanos) => network.sendAll(handle(message, micros.fromNanos(nanos))))
+      receive:
+        network instanceof EventQueueNetwork
+          ? withReceiveNow(receive, (message, _from, now) => {
+              network.sendAllNow(handle(message, now))
+              return undefined
+            })
+          : receive
     }
     yield* network.register(actor)
     return actor

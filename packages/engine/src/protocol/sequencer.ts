@@ -6,7 +6,7 @@
  */
 import { Clock, Effect } from "effect"
 import { invariant, micros, type Micros, type TrafficSummary } from "@sandnet/core"
-import { Network, Outgoing, type Actor, type Address, type Message } from "../network/network.ts"
+import { EventQueueNetwork, Network, Outgoing, withReceiveNow, type Actor, type Address, type Message } from "../network/network.ts"
 import type { SynchronizerInfo } from "../topology.ts"
 import type { Deliver, DeliverError, EnvelopeContent, SubmissionRequest } from "./messages.ts"
 import {
@@ -150,15 +150,23 @@ export const makeSequencer = (synchronizer: SynchronizerInfo): Effect.Effect<Seq
   Effect.gen(function* () {
     const network = yield* Network
     const logic = new SequencerLogic(synchronizer, new Set([synchronizer.mediator]))
+    const receive = (message: Message) =>
+      Effect.flatMap(Clock.currentTimeNanos, (nanos) => {
+        const now = micros.fromNanos(nanos)
+        if (message._tag === "SubmissionRequest") return network.sendAll(logic.handle(message as SubmissionRequest, now))
+        return Effect.void
+      })
+    // With the event queue as network, deliveries may also take the plain-function path (ReceiveNow).
     const actor: SequencerActor = {
       address: synchronizer.sequencer,
       logic,
-      receive: (message: Message) =>
-        Effect.flatMap(Clock.currentTimeNanos, (nanos) => {
-          const now = micros.fromNanos(nanos)
-          if (message._tag === "SubmissionRequest") return network.sendAll(logic.handle(message as SubmissionRequest, now))
-          return Effect.void
-        })
+      receive:
+        network instanceof EventQueueNetwork
+          ? withReceiveNow(receive, (message, _from, now) => {
+              if (message._tag === "SubmissionRequest") network.sendAllNow(logic.handle(message as SubmissionRequest, now))
+              return undefined
+            })
+          : receive
     }
     yield* network.register(actor)
     return actor

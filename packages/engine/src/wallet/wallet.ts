@@ -542,6 +542,10 @@ export class WalletNode {
     const acs = this.participant.logic.acs
     const ids: Array<ContractId> = []
     const values: Array<Amount> = []
+    // The largest candidate is tracked on the way: it covers almost every transfer on its own, and
+    // then the selection below (which would pick it first and stop) is skipped.
+    let bestId: ContractId | undefined
+    let bestValue = 0n
     for (const c of this.coinsOf(party)) {
       const id = c.created.contractId
       if (c.synchronizerId !== synchronizer || this.reserved.has(id) || acs.lockedBy(id) !== undefined) continue
@@ -549,8 +553,13 @@ export class WalletNode {
       if (value > 0n) {
         ids.push(id)
         values.push(value)
+        if (bestId === undefined || value > bestValue || (value === bestValue && id < bestId)) {
+          bestId = id
+          bestValue = value
+        }
       }
     }
+    if (bestId !== undefined && amount > 0n && bestValue >= amount) return Either.right([bestId])
     const inputs: Array<ContractId> = []
     let total = 0n
     while (total < amount && inputs.length < 100 && ids.length > 0) {
