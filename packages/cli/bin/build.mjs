@@ -5,7 +5,7 @@
 // external. `npm ci` runs this (the root package's `prepare` script); bin/sandnet.js rebuilds when a
 // source file is newer than the bundle.
 import { build } from "esbuild"
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -60,6 +60,7 @@ export const isStale = () => !existsSync(bundlePath) || statSync(bundlePath).mti
 export const buildBundle = async () => {
   const result = await build({ ...bundleOptions, write: false })
   for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.contents)
     renameSync(temporary, file.path)
