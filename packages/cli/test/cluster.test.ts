@@ -4,7 +4,9 @@
  * synchronizer, validator1, validator2), each in its own schema. A transaction submitted on one
  * node is confirmed and committed by the stakeholders' nodes in the other processes, with one
  * update id everywhere; parties allocated on one node are usable from another; a restarted
- * process resumes its ledger exactly and goes on receiving; the journals never hold a duplicate.
+ * process resumes its ledger exactly and goes on receiving; coin moves between the wallets; a
+ * validator or the synchronizers' process killed with SIGKILL under load leaves no node missing or
+ * doubling a transaction another committed.
  */
 import { TransferOffer } from "@sandnet/engine"
 import { makeDevToken } from "@sandnet/http"
