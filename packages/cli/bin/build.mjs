@@ -67,9 +67,8 @@ export const buildBundle = async () => {
   }
 }
 
-const bundleOptions = {
-  entryPoints: [join(here, "..", "src", "main.ts")],
-  outfile: bundlePath,
+/** What both bundles (the command, the storage preparation) are built with. */
+const nodeBundle = {
   bundle: true,
   platform: "node",
   format: "esm",
@@ -78,9 +77,15 @@ const bundleOptions = {
   // Some bundled CommonJS dependencies call require(); give the ES module one.
   banner: { js: "import { createRequire as __sandnetRequire } from 'node:module'; const require = __sandnetRequire(import.meta.url);" },
   plugins: [workspacePlugin],
-  sourcemap: "linked",
-  minifySyntax: true,
   logLevel: "error"
+}
+
+const bundleOptions = {
+  ...nodeBundle,
+  entryPoints: [join(here, "..", "src", "main.ts")],
+  outfile: bundlePath,
+  sourcemap: "linked",
+  minifySyntax: true
 }
 
 /**
@@ -102,15 +107,8 @@ export const prepareStorage = async () => {
       resolveDir: here,
       loader: "ts"
     },
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    external: EXTERNAL,
-    banner: { js: "import { createRequire as __sandnetRequire } from 'node:module'; const require = __sandnetRequire(import.meta.url);" },
-    plugins: [workspacePlugin],
-    logLevel: "error"
+    ...nodeBundle,
+    outfile
   })
   try {
     await import(pathToFileURL(outfile).href)
