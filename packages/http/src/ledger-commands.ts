@@ -352,7 +352,7 @@ const submitAndWait = (node: LedgerNode, submission: Submission, commandsField: 
     const completion = yield* completionOf(participant, submission)
     // The completion may have arrived with a tick (a network spread over processes): answer once
     // the batch that holds it is committed.
-    yield* node.runtime.run(() => Effect.void)
+    yield* node.runtime.committed
     return { participant, completion }
   })
 

@@ -130,6 +130,12 @@ export interface NodeRuntimeService {
    * ordinal of the last engine journal entry it covers (0 without storage).
    */
   readonly flush: Effect.Effect<number>
+  /**
+   * Waits until what the engine did before this call is committed (cheap: no delivery, no new
+   * batch). For answers that an engine event settled outside `run`, e.g. a completion that came
+   * with a tick in a network spread over processes.
+   */
+  readonly committed: Effect.Effect<void>
 }
 
 export class NodeRuntime extends Context.Tag("@sandnet/http/NodeRuntime")<NodeRuntime, NodeRuntimeService>() {}
@@ -144,6 +150,9 @@ interface Built {
   /** Starts wallets and automations (done already unless the network is spread over processes). */
   readonly finish: Effect.Effect<void>
 }
+
+/** Key (in the `derived` stream) of the marker saying the stored index rows follow the journals. */
+const INDEX_ROWS_KEY = "index-rows"
 
 /** Write derived indexes every this many batches (and at shutdown). */
 const DERIVED_EVERY = 256
@@ -203,8 +212,11 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
         let capture: CaptureState | undefined
         let walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>> = new Map()
         if (source._tag === "Genesis") {
-          // genesis is journaled like everything after it
-          if (storage !== undefined) capture = attachSinks(network, storage.engine, (node) => cluster === undefined || cluster.isLocalNode(node.name))
+          // genesis is journaled like everything after it, index rows included
+          if (storage !== undefined) {
+            capture = attachSinks(network, storage.engine, (node) => cluster === undefined || cluster.isLocalNode(node.name))
+            storage.engine.put(Streams.derived, INDEX_ROWS_KEY, { followsJournals: true })
+          }
           // In a cluster only the synchronizers' process submits genesis; the others learn it.
           if (cluster === undefined) {
             yield* Effect.orDie(provide(submitGenesis(network)))
@@ -223,12 +235,16 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
           if (storage !== undefined) {
             capture = attachSinks(network, storage.engine, (node) => cluster === undefined || cluster.isLocalNode(node.name))
             capture.clock = source.journals.clock
-            // The stored index rows follow every batch; after a restore (or a store of an older
-            // version) they are brought in line with the journals here.
-            const hosted = (node: { readonly name: string }) => cluster === undefined || cluster.isLocalNode(node.name)
-            const checks = yield* Effect.orDie(checkIndexRows(storage.store, indexRowsOf(network, hosted), true))
-            const repaired = checks.reduce((n, c) => n + c.missing + c.extra + c.differing, 0)
-            if (repaired > 0) yield* Effect.logInfo(`the stored ACS and scan indexes were behind the journals: ${repaired} rows rewritten`)
+            // The stored index rows follow every batch. A restore clears the `derived` stream and
+            // with it the marker that says so (a store of an older version has none): only then
+            // are the rows brought in line with the journals here.
+            if (Option.isNone(yield* Effect.orDie(storage.store.getSnapshot(Streams.derived, INDEX_ROWS_KEY)))) {
+              const hosted = (node: { readonly name: string }) => cluster === undefined || cluster.isLocalNode(node.name)
+              const checks = yield* Effect.orDie(checkIndexRows(storage.store, indexRowsOf(network, hosted), true))
+              const repaired = checks.reduce((n, c) => n + c.missing + c.extra + c.differing, 0)
+              if (repaired > 0) yield* Effect.logInfo(`the stored ACS and scan indexes were behind the journals: ${repaired} rows rewritten`)
+              storage.engine.put(Streams.derived, INDEX_ROWS_KEY, { followsJournals: true })
+            }
           }
           yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
         }
@@ -479,6 +495,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
       reset: Effect.orDie(replaceNetwork([], [])),
       storage: Option.fromNullable(storage),
       restore: replaceNetwork,
+      committed: Effect.flatMap(lock.withPermits(1)(Effect.sync(() => lastCommit)), awaitCommit),
       flush:
         storage === undefined
           ? Effect.succeed(0)
