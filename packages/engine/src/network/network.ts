@@ -4,7 +4,7 @@
  * link model with seeded delays and faults) and the HTTP node (live time, zero delay). Both use
  * the same deterministic event queue below, so the same inputs give the same delivery order.
  */
-import { type Clock, Context, Effect } from "effect"
+import { Clock as ClockService, type Clock, Context, Effect } from "effect"
 import { invariant, micros, type Micros } from "@sandnet/core"
 
 export type Address = string
@@ -39,6 +39,29 @@ type PairedReceive = Actor["receive"] & { readonly [receiveNowKey]?: ReceiveNow 
  */
 export const withReceiveNow = <R extends Actor["receive"]>(receive: R, receiveNow: ReceiveNow): R =>
   Object.assign(receive, { [receiveNowKey]: receiveNow })
+
+/**
+ * An actor's `receive` from its pure handler (the outbox to send, plus effects to run after it,
+ * e.g. completing a waiter), paired with its plain-function form when the network is the event
+ * queue (see ReceiveNow).
+ */
+export const receiveOf = (
+  network: NetworkService,
+  handle: (message: Message, now: Micros, effects: Array<Effect.Effect<unknown>>) => ReadonlyArray<Outgoing>
+): Actor["receive"] => {
+  const receive = (message: Message) =>
+    Effect.flatMap(ClockService.currentTimeNanos, (nanos) => {
+      const effects: Array<Effect.Effect<unknown>> = []
+      const send = network.sendAll(handle(message, micros.fromNanos(nanos), effects))
+      return effects.length === 0 ? send : Effect.zipRight(send, Effect.all(effects, { discard: true }))
+    })
+  if (!(network instanceof EventQueueNetwork)) return receive
+  return withReceiveNow(receive, (message, _from, now) => {
+    const effects: Array<Effect.Effect<unknown>> = []
+    network.sendAllNow(handle(message, now, effects))
+    return effects.length === 0 ? undefined : Effect.all(effects, { discard: true })
+  })
+}
 
 export interface SendOptions {
   /**
@@ -265,16 +288,9 @@ export class EventQueueNetwork implements NetworkService {
   }
 
   readonly sendAll = (outbox: ReadonlyArray<Outgoing>): Effect.Effect<void> =>
-    outbox.length === 0
-      ? Effect.void
-      : Effect.sync(() => {
-          for (const out of outbox) {
-            if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)
-            else this.queue.push({ at: this.timerAt(out.to, out.at), seq: this.sequence++, from: out.to, to: out.to, message: out.message })
-          }
-        })
+    outbox.length === 0 ? Effect.void : Effect.sync(() => this.sendAllNow(outbox))
 
-  /** `sendAll` done at once (for actors' ReceiveNow; sendAll keeps its own loop, as the bare-delivery baseline measures it). */
+  /** `sendAll` done at once (for actors' ReceiveNow). */
   sendAllNow(outbox: ReadonlyArray<Outgoing>): void {
     for (const out of outbox) {
       if (out._tag === "Send") this.sendNow(out.from, out.to, out.message, out.ordered)

@@ -37,7 +37,7 @@ import { ActiveContractSet, stakeholdersOf } from "../ledger/acs.ts"
 import { interpret, type Command, type InterpretedTransaction } from "../ledger/interpreter.ts"
 import { projectTransaction } from "../ledger/projection.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
-import { EventQueueNetwork, Network, Outgoing, withReceiveNow, type Actor, type Address, type Message } from "../network/network.ts"
+import { Network, Outgoing, receiveOf, type Actor, type Address, type Message } from "../network/network.ts"
 import type {
   AssignRequest,
   Deliver,
@@ -1345,26 +1345,10 @@ export const makeParticipant = (
     const topology = yield* Topology
     const logic = recovered ?? new ParticipantLogic(config, topology, registry)
     const now = Effect.map(Clock.currentTimeNanos, micros.fromNanos)
-    // With the event queue as network, deliveries may also take the plain-function path (ReceiveNow).
-    const queue = network instanceof EventQueueNetwork ? network : undefined
-    const receive = (message: Message) =>
-      Effect.flatMap(now, (t) => {
-        const effects: Array<Effect.Effect<unknown>> = []
-        const out = logic.handle(message, t, effects)
-        const send = network.sendAll(out)
-        return effects.length === 0 ? send : Effect.zipRight(send, Effect.all(effects, { discard: true }))
-      })
     const node: ParticipantNode = {
       address: config.uid,
       logic,
-      receive:
-        queue === undefined
-          ? receive
-          : withReceiveNow(receive, (message, _from, t) => {
-              const effects: Array<Effect.Effect<unknown>> = []
-              queue.sendAllNow(logic.handle(message, t, effects))
-              return effects.length === 0 ? undefined : Effect.all(effects, { discard: true })
-            }),
+      receive: receiveOf(network, (message, t, effects) => logic.handle(message, t, effects)),
       submit: (request) =>
         Effect.flatMap(now, (t) => {
           const result = logic.submit(request, t)

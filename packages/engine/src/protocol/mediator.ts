@@ -6,9 +6,9 @@
  * or REJECTED with a timeout when the decision time passes. A request whose update id already
  * has a verdict is rejected as a duplicate: the first verdict stands.
  */
-import { Clock, Effect } from "effect"
-import { invariant, micros, type Micros, type ParticipantUid, type PartyId, type TrafficSummary, type Verdict } from "@sandnet/core"
-import { EventQueueNetwork, Network, Outgoing, withReceiveNow, type Actor, type Address, type Message } from "../network/network.ts"
+import { Effect } from "effect"
+import { invariant, type Micros, type ParticipantUid, type PartyId, type TrafficSummary, type Verdict } from "@sandnet/core"
+import { Network, Outgoing, receiveOf, type Actor, type Address, type Message } from "../network/network.ts"
 import type { SynchronizerInfo, TopologyState } from "../topology.ts"
 import { Topology } from "../topology.ts"
 import type { Deliver, EnvelopeContent, MediatorDeadline, ProtocolRequest, RequestView, SubmissionRequest } from "./messages.ts"
@@ -240,18 +240,10 @@ export const makeMediator = (synchronizer: SynchronizerInfo): Effect.Effect<Medi
       }
       return out
     }
-    const receive = (message: Message) => Effect.flatMap(Clock.currentTimeNanos, (nanos) => network.sendAll(handle(message, micros.fromNanos(nanos))))
-    // With the event queue as network, deliveries may also take the plain-function path (ReceiveNow).
     const actor: MediatorActor = {
       address: synchronizer.mediator,
       logic,
-      receive:
-        network instanceof EventQueueNetwork
-          ? withReceiveNow(receive, (message, _from, now) => {
-              network.sendAllNow(handle(message, now))
-              return undefined
-            })
-          : receive
+      receive: receiveOf(network, (message, now) => handle(message, now))
     }
     yield* network.register(actor)
     return actor

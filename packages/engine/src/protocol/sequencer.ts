@@ -4,9 +4,9 @@
  * delivers every envelope to its recipients over ordered links. A submission arriving after its
  * max sequencing time, or from a member without enough traffic, is not sequenced.
  */
-import { Clock, Effect } from "effect"
-import { invariant, micros, type Micros, type TrafficSummary } from "@sandnet/core"
-import { EventQueueNetwork, Network, Outgoing, withReceiveNow, type Actor, type Address, type Message } from "../network/network.ts"
+import { Effect } from "effect"
+import { invariant, type Micros, type TrafficSummary } from "@sandnet/core"
+import { Network, Outgoing, receiveOf, type Actor, type Address } from "../network/network.ts"
 import type { SynchronizerInfo } from "../topology.ts"
 import type { Deliver, DeliverError, EnvelopeContent, SubmissionRequest } from "./messages.ts"
 import {
@@ -150,23 +150,10 @@ export const makeSequencer = (synchronizer: SynchronizerInfo): Effect.Effect<Seq
   Effect.gen(function* () {
     const network = yield* Network
     const logic = new SequencerLogic(synchronizer, new Set([synchronizer.mediator]))
-    const receive = (message: Message) =>
-      Effect.flatMap(Clock.currentTimeNanos, (nanos) => {
-        const now = micros.fromNanos(nanos)
-        if (message._tag === "SubmissionRequest") return network.sendAll(logic.handle(message as SubmissionRequest, now))
-        return Effect.void
-      })
-    // With the event queue as network, deliveries may also take the plain-function path (ReceiveNow).
     const actor: SequencerActor = {
       address: synchronizer.sequencer,
       logic,
-      receive:
-        network instanceof EventQueueNetwork
-          ? withReceiveNow(receive, (message, _from, now) => {
-              if (message._tag === "SubmissionRequest") network.sendAllNow(logic.handle(message as SubmissionRequest, now))
-              return undefined
-            })
-          : receive
+      receive: receiveOf(network, (message, now) => (message._tag === "SubmissionRequest" ? logic.handle(message as SubmissionRequest, now) : []))
     }
     yield* network.register(actor)
     return actor
