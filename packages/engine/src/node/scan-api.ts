@@ -49,7 +49,7 @@ import {
 import { COIN_INSTRUMENT, currentAmount, type CoinPayload, type LockedCoinPayload } from "../coin/coin.ts"
 import { ContextKeys } from "../coin/instruction.ts"
 import type { InFlightContract } from "../ledger/acs.ts"
-import { createdEventBlob } from "./ledger-api.ts"
+import { createdEventBlob } from "../queries/created-event-blob.ts"
 import type { Template, TemplateRegistry } from "../ledger/template.ts"
 import type { ParticipantLogic } from "./participant.ts"
 import type { ScanStore } from "./scan.ts"

@@ -58,7 +58,7 @@ import { ErrorCodes } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { Commands } from "../ledger/interpreter.ts"
 import { PackageDef, defineChoice, defineTemplate } from "../ledger/template.ts"
-import * as LedgerApi from "../node/ledger-api.ts"
+import * as LedgerApi from "../queries/index.ts"
 import type { Completion } from "../node/participant.ts"
 import { renderContract, type ContractWithStateJson } from "../node/scan-api.ts"
 import {

@@ -1,0 +1,81 @@
+/** Command completions: the completion stream of a user's commands, with checkpoints, and a completion's traffic cost. */
+import type { PartyId } from "@sandnet/core"
+import type { CompletionRecord, ParticipantLogic } from "../node/participant.ts"
+import { synchronizerTimesAt } from "./updates.ts"
+import type { CheckpointView } from "./views.ts"
+
+export interface CompletionsQuery {
+  /** Only commands submitted by this user (undefined: any user). */
+  readonly userId: string | undefined
+  /** Only commands acting for one of these parties (empty: any party). */
+  readonly parties: ReadonlyArray<PartyId>
+}
+
+export interface CompletionView {
+  readonly kind: "completion"
+  readonly record: CompletionRecord
+  /** The command's actAs parties among the requested ones (all of them when any party was asked for). */
+  readonly actAs: ReadonlyArray<PartyId>
+}
+
+export type CompletionItem = CompletionView | CheckpointView
+
+/** Where a completion stream stands: the next completion to look at and the offset it covered. */
+export interface CompletionCursor {
+  readonly index: number
+  readonly coveredTo: number
+}
+
+/** The cursor of a stream that starts after `beginExclusive`: at the first completion with a greater offset. */
+export const completionsFrom = (logic: ParticipantLogic, beginExclusive: number): CompletionCursor => {
+  const list = logic.completions
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (list[mid]!.offset <= beginExclusive) lo = mid + 1
+    else hi = mid
+  }
+  return { index: lo, coveredTo: beginExclusive }
+}
+
+/**
+ * The next completions of a stream (command completion service): those of the user's commands
+ * acting for a requested party, from the cursor on, at most `maxItems` items. When the ledger end
+ * lies after the last offset covered and the limit did not cut the page, an OffsetCheckpoint at
+ * the ledger end closes it (as the update stream's checkpoints).
+ */
+export const readCompletions = (
+  logic: ParticipantLogic,
+  query: CompletionsQuery,
+  cursor: CompletionCursor,
+  maxItems: number
+): { readonly items: ReadonlyArray<CompletionItem>; readonly cursor: CompletionCursor; readonly truncated: boolean } => {
+  const items: Array<CompletionItem> = []
+  const list = logic.completions
+  const requested = new Set(query.parties)
+  let coveredTo = cursor.coveredTo
+  let index = cursor.index
+  for (; index < list.length; index++) {
+    if (items.length >= maxItems) return { items, cursor: { index, coveredTo }, truncated: true }
+    const record = list[index]!
+    if (query.userId !== undefined && record.userId !== query.userId) continue
+    const actAs = requested.size === 0 ? [...record.completion.actAs] : record.completion.actAs.filter((p) => requested.has(p))
+    if (actAs.length === 0) continue
+    items.push({ kind: "completion", record, actAs })
+    coveredTo = Math.max(coveredTo, record.offset)
+  }
+  if (logic.ledgerEnd > coveredTo) {
+    if (items.length >= maxItems) return { items, cursor: { index, coveredTo }, truncated: true }
+    items.push({ kind: "checkpoint", offset: logic.ledgerEnd, synchronizerTimes: synchronizerTimesAt(logic, logic.ledgerEnd) })
+    coveredTo = logic.ledgerEnd
+  }
+  return { items, cursor: { index, coveredTo }, truncated: false }
+}
+
+/** The paid traffic cost of a successful command's transaction, as its update on this participant records it. */
+export const completionTrafficCost = (logic: ParticipantLogic, record: CompletionRecord): number | undefined => {
+  if (record.completion._tag !== "Succeeded") return undefined
+  const update = logic.updateById(record.completion.updateId)?.update
+  return update?.kind === "transaction" ? update.paidTrafficCost : undefined
+}

@@ -1,0 +1,21 @@
+/**
+ * The ledger API's queries over a participant (exported as `LedgerApi`): what `/v2/updates`, the
+ * single-update lookups, the active contract set and the command endpoints of the JSON ledger API
+ * need, as pure functions of a ParticipantLogic (its update log, ACS and hosted parties) and of the
+ * per-network state the participant does not keep yet (uploaded packages, vetting, external
+ * parties' keys). Rendering to JSON is the HTTP layer's job.
+ */
+export * from "./active-contracts.ts"
+export * from "./commands.ts"
+export * from "./completions.ts"
+export * from "./contract-events.ts"
+export * from "./created-event-blob.ts"
+export * from "./errors.ts"
+export * from "./event-format.ts"
+export * from "./interactive-submission.ts"
+export * from "./packages.ts"
+export * from "./parties.ts"
+export * from "./state.ts"
+export * from "./updates.ts"
+export * from "./vetting.ts"
+export * from "./views.ts"

@@ -1,0 +1,74 @@
+/** Parties: the parties the topology knows, the participant id, and hosting external parties (with their signing keys). */
+import { Either, Schema } from "effect"
+import { uidWithoutPrefix, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
+import { PartyAlreadyExists } from "../errors.ts"
+import type * as External from "../external/index.ts"
+import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantPermission, TopologyState } from "../topology.ts"
+import { ledgerApiState, type LedgerNetwork } from "./state.ts"
+
+export interface PartyInfo {
+  readonly party: PartyId
+  /** Hosted on this participant. */
+  readonly isLocal: boolean
+  readonly external: boolean
+}
+
+/** The parties the topology knows, sorted, with whether this participant hosts them. */
+export const knownParties = (logic: ParticipantLogic): ReadonlyArray<PartyInfo> =>
+  logic.topology
+    .allParties()
+    .map((h) => ({ party: h.party, isLocal: logic.hosts(h.party), external: h.external }))
+    .sort((a, b) => (a.party < b.party ? -1 : a.party > b.party ? 1 : 0))
+
+/** The participant id as the ledger API prints it (`<name>::<namespace>`, no member prefix). */
+export const participantIdOf = (logic: ParticipantLogic): string => uidWithoutPrefix(logic.uid)
+
+export class UnknownHostingParticipant extends Schema.TaggedError<UnknownHostingParticipant>()("UnknownHostingParticipant", {
+  participantUid: Schema.String
+}) {
+  override get message(): string {
+    return `participant ${this.participantUid} is not a participant of this network`
+  }
+}
+
+/** What hosting an external party needs of a network: its participants, each of which may commit a topology update. */
+export interface HostingNetwork extends LedgerNetwork {
+  readonly participants: ReadonlyArray<{ readonly logic: ParticipantLogic }>
+}
+
+/**
+ * Hosts a verified external party: its hosting (participants with `PAR::` uids, permissions,
+ * threshold) goes into the topology, its signing keys into the network's ledger API state, and each
+ * hosting participant of the network commits its topology update (ParticipantAuthorizationAdded). Runs
+ * inside the engine's lock.
+ */
+export const hostExternalParty = (
+  network: HostingNetwork,
+  topology: TopologyState,
+  party: External.VerifiedExternalParty,
+  /** When the hosting becomes effective (the record time of the participants' topology updates). */
+  now: Micros,
+  /** The synchronizer the party was allocated on (the participants' default when not given). */
+  synchronizerId?: SynchronizerId
+): Either.Either<PartyId, PartyAlreadyExists | UnknownHostingParticipant> => {
+  if (topology.isKnownParty(party.partyId)) return Either.left(new PartyAlreadyExists({ party: party.partyId }))
+  const participants: Array<{ participantUid: string; permission: ParticipantPermission }> = []
+  for (const p of party.hosting.participants) {
+    const uid = p.participantUid.startsWith("PAR::") ? p.participantUid : `PAR::${p.participantUid}`
+    if (topology.participant(uid) === undefined) return Either.left(new UnknownHostingParticipant({ participantUid: p.participantUid }))
+    participants.push({ participantUid: uid, permission: p.permission })
+  }
+  topology.setHosting({ party: party.partyId, participants, threshold: party.hosting.threshold, external: true })
+  ledgerApiState(network).externalParties.set(party.partyId, party.signingKeys)
+  // Every hosting participant of this network starts hosting the party: each commits its
+  // topology update (with its own permission), in the network's participant order.
+  for (const node of network.participants) {
+    if (node.logic.hosts(party.partyId)) node.logic.authorizationAdded(party.partyId, now, synchronizerId)
+  }
+  return Either.right(party.partyId)
+}
+
+/** The registered signing keys of an external party, when it was allocated through the ledger API. */
+export const externalPartyKeys = (network: LedgerNetwork, party: PartyId): External.SigningKeysWithThreshold | undefined =>
+  ledgerApiState(network).externalParties.get(party)
