@@ -25,7 +25,7 @@ import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/
 import { TemplateRegistry } from "./ledger/template.ts"
 import { Network } from "./network/network.ts"
 import { makeParticipant, type ParticipantNode } from "./node/participant.ts"
-import { ScanStore } from "./node/scan.ts"
+import { ScanStore } from "./scan/store.ts"
 import { makeMediator, type MediatorActor } from "./protocol/mediator.ts"
 import { makeSequencer, type SequencerActor } from "./protocol/sequencer.ts"
 import { Topology, defaultSynchronizerParameters, type SynchronizerInfo, type SynchronizerParameters, type TopologyState } from "./topology.ts"

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { TrafficSummary, Verdict } from "@sandnet/core"
-import { ScanStore } from "../src/node/scan.ts"
+import { ScanStore } from "../src/scan/store.ts"
 import { makeHarness } from "./support.ts"
 
 describe("ScanStore.verdictSink", () => {

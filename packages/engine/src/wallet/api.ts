@@ -10,7 +10,7 @@
  */
 import { Schema } from "effect"
 import type { Json } from "@sandnet/core"
-import type { ContractJson, ContractWithStateJson } from "../node/scan-api.ts"
+import type { ContractJson, ContractWithStateJson } from "../scan/json/contracts.ts"
 
 const Amount = Schema.String.annotations({ description: "decimal, at most 10 fractional digits" })
 const Int64Micros = Schema.Int.annotations({ description: "unix timestamp in microseconds" })

@@ -60,7 +60,7 @@ import { Commands } from "../ledger/interpreter.ts"
 import { PackageDef, defineChoice, defineTemplate } from "../ledger/template.ts"
 import * as LedgerApi from "../queries/index.ts"
 import type { Completion } from "../node/participant.ts"
-import { renderContract, type ContractWithStateJson } from "../node/scan-api.ts"
+import { renderContract, type ContractWithStateJson } from "../scan/json/contracts.ts"
 import {
   DsoNotReady,
   ExternalPartyNotFound,

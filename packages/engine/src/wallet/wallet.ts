@@ -95,7 +95,7 @@ import { submissionDecision, trackingIdMachine } from "../machines/tracking-id.t
 import { transferInstructionMachine } from "../machines/transfer-instruction.ts"
 import { transferOfferMachine } from "../machines/transfer-offer.ts"
 import type { Completion, ParticipantNode } from "../node/participant.ts"
-import { renderContract, type ContractJson } from "../node/scan-api.ts"
+import { renderContract, type ContractJson } from "../scan/json/contracts.ts"
 import type * as Api from "./api.ts"
 import type { WalletConfig } from "./config.ts"
 import {

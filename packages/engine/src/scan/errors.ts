@@ -1,0 +1,123 @@
+/**
+ * The tagged errors of scan and registry reads (each with the error code the HTTP layer reports);
+ * ScanReadError is their union.
+ */
+import { Schema } from "effect"
+
+/** No update with this id was ingested by the scan. */
+export class UpdateNotFound extends Schema.TaggedError<UpdateNotFound>()("UpdateNotFound", {
+  updateId: Schema.String
+}) {
+  get code(): string {
+    return "UPDATE_NOT_FOUND"
+  }
+  override get message() {
+    return `update ${this.updateId} not found`
+  }
+}
+
+/** The DSO has no active contract of a template the request needs (rules, open round). */
+export class DsoContractNotFound extends Schema.TaggedError<DsoContractNotFound>()("DsoContractNotFound", {
+  template: Schema.String
+}) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `no active ${this.template} contract of the DSO`
+  }
+}
+
+export class TransferPreapprovalNotFound extends Schema.TaggedError<TransferPreapprovalNotFound>()(
+  "TransferPreapprovalNotFound",
+  { party: Schema.String }
+) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `no TransferPreapproval for receiver ${this.party}`
+  }
+}
+
+export class VoteRequestNotFound extends Schema.TaggedError<VoteRequestNotFound>()("VoteRequestNotFound", {
+  contractId: Schema.String
+}) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `VoteRequest ${this.contractId} not found`
+  }
+}
+
+export class TransferInstructionNotFound extends Schema.TaggedError<TransferInstructionNotFound>()(
+  "TransferInstructionNotFound",
+  { contractId: Schema.String }
+) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `transfer instruction ${this.contractId} not found`
+  }
+}
+
+/** Accepting needs the locked holding; it is gone once the lock expired and was released. */
+export class LockedHoldingNotFound extends Schema.TaggedError<LockedHoldingNotFound>()("LockedHoldingNotFound", {
+  contractId: Schema.String,
+  instructionId: Schema.String,
+  expiresAt: Schema.String
+}) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `locked holding ${this.contractId} of transfer instruction ${this.instructionId} not found (the lock expires at ${this.expiresAt})`
+  }
+}
+
+export class AcsSnapshotNotFound extends Schema.TaggedError<AcsSnapshotNotFound>()("AcsSnapshotNotFound", {
+  atOrBefore: Schema.String
+}) {
+  get code(): string {
+    return "ACS_SNAPSHOT_NOT_FOUND"
+  }
+  override get message() {
+    return `no ACS snapshot at or before ${this.atOrBefore}`
+  }
+}
+
+export class BulkObjectNotFound extends Schema.TaggedError<BulkObjectNotFound>()("BulkObjectNotFound", {
+  name: Schema.String
+}) {
+  get code(): string {
+    return "BULK_OBJECT_NOT_FOUND"
+  }
+  override get message() {
+    return `bulk storage object ${this.name} not found`
+  }
+}
+
+export class InstrumentNotFound extends Schema.TaggedError<InstrumentNotFound>()("InstrumentNotFound", {
+  instrumentId: Schema.String
+}) {
+  get code(): string {
+    return "INSTRUMENT_NOT_FOUND"
+  }
+  override get message() {
+    return `instrument ${this.instrumentId} not found`
+  }
+}
+
+/** Everything a scan or registry read fails with that is not a core error. */
+export type ScanReadError =
+  | UpdateNotFound
+  | DsoContractNotFound
+  | TransferPreapprovalNotFound
+  | VoteRequestNotFound
+  | TransferInstructionNotFound
+  | LockedHoldingNotFound
+  | AcsSnapshotNotFound
+  | BulkObjectNotFound
+  | InstrumentNotFound

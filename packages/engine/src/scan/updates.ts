@@ -1,0 +1,36 @@
+/** Updates and events the scan ingested, by update id (S2, S3). Domain values; scan/json renders them. */
+import { Either } from "effect"
+import type { AppActivityRecords, CommittedLedgerUpdate } from "@sandnet/core"
+import { UpdateNotFound } from "./errors.ts"
+import type { ScanStore, ScanVerdict } from "./store.ts"
+
+const ok = Either.right
+const err = Either.left
+
+/** An update the scan ingested, by id. */
+export const lookupUpdate = (scan: ScanStore, updateId: string): Either.Either<CommittedLedgerUpdate, UpdateNotFound> => {
+  const entry = scan.updateById(updateId)
+  return entry === undefined ? err(new UpdateNotFound({ updateId })) : ok(entry)
+}
+
+/** What the scan knows of an update id. */
+export interface ScanEvent {
+  /** The DSO-projected update, if the DSO saw it. */
+  readonly update: CommittedLedgerUpdate | undefined
+  /** The first verdict ingested, with its traffic summary (never for a reassignment). */
+  readonly verdict: ScanVerdict | undefined
+  readonly appActivity: AppActivityRecords | undefined
+}
+
+/**
+ * The event of an update id: its update (if the DSO saw it), the first verdict ingested (not for
+ * reassignments, which have none in Splice), the verdict's traffic summary and the app activity
+ * records. A rejected or wholly private transaction has only its verdict.
+ */
+export const lookupEvent = (scan: ScanStore, updateId: string): Either.Either<ScanEvent, UpdateNotFound> => {
+  const entry = scan.updateById(updateId)
+  const verdict = scan.verdictOf(updateId)
+  if (entry === undefined && verdict === undefined) return err(new UpdateNotFound({ updateId }))
+  const withVerdict = verdict !== undefined && (entry === undefined || entry.update.kind === "transaction")
+  return ok({ update: entry, verdict: withVerdict ? verdict : undefined, appActivity: scan.appActivityOf(updateId) })
+}
