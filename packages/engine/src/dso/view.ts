@@ -21,7 +21,6 @@ import {
   type OpenMiningRoundPayload,
   type TransferPreapprovalPayload
 } from "../coin/index.ts"
-import type { CoinNetwork } from "../coin-network.ts"
 import type { ParticipantLogic } from "../node/participant.ts"
 
 export interface TypedContract<P> {
@@ -31,6 +30,12 @@ export interface TypedContract<P> {
 
 const typed = <P>(contract: ActiveContract): TypedContract<P> => ({ contract, payload: contract.created.createArguments as unknown as P })
 
+/** What a DSO view needs of a network: the DSO party and the super validators' participants (a CoinNetwork). */
+export interface DsoNetwork {
+  readonly dso: PartyId
+  readonly superValidators: ReadonlyArray<{ readonly participant: { readonly logic: ParticipantLogic } }>
+}
+
 const roundOf = (p: { readonly round: { readonly number: string } }): number => Number(p.round.number)
 
 export class DsoView {
@@ -39,7 +44,7 @@ export class DsoView {
     private readonly sv: ParticipantLogic
   ) {}
 
-  static of(network: CoinNetwork, svIndex = 0): DsoView {
+  static of(network: DsoNetwork, svIndex = 0): DsoView {
     const sv = network.superValidators[svIndex] ?? network.superValidators[0]!
     return new DsoView(network.dso, sv.participant.logic)
   }
