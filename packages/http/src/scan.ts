@@ -1,6 +1,6 @@
 /**
  * Scan surface (`/api/scan`, open): the first super validator's scan. Handlers decode, call the
- * engine's ScanApi (packages/engine/src/node/scan-api.ts, imported as ScanReads) under the runtime's lock and encode with
+ * engine's ScanApi (packages/engine/src/scan/, imported as ScanReads) under the runtime's lock and encode with
  * the Schemas below (splice-scan.yaml's shapes). See docs/api.md for the coverage and deviations.
  *
  *   S1 POST /v0/admin/sv/voteresults                 vote results, newest effective date first, paged
