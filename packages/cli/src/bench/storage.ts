@@ -11,16 +11,8 @@
 import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { TransferOffer } from "@sandnet/engine"
-import {
-  baseUrl,
-  makeDevToken,
-  NodeRoutes,
-  NodeRuntime,
-  nodeStorageLayer,
-  persistentNodeRuntimeLayer,
-  serve,
-  storedUserManagementLayer
-} from "@sandnet/http"
+import { baseUrl, makeDevToken, NodeRoutes, serve } from "@sandnet/http"
+import { NodeRuntime, nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
