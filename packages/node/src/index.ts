@@ -16,7 +16,7 @@ export { JournalCommitFailed, JournalReplayFailed } from "./journal/errors.ts"
 export { decodeBinary, encodeBinary, type ExternalPartyRegistered, type LedgerEvent, type PackagesUploaded } from "./journal/ledger-events.ts"
 export type { ClockState, SequencerSnapshot } from "./journal/runtime-state.ts"
 export { JournalRecorder } from "./journal/recorder.ts"
-export { awaitCommit, makeJournalCommitter, mergeBatches, type JournalCommitter } from "./journal/committer.ts"
+export { makeJournalCommitter, mergeBatches, type JournalCommitter } from "./journal/committer.ts"
 export { attachSinks, collectChanges, walletSinkOf, type CaptureState } from "./journal/capture.ts"
 export { readJournals, readSequencerSnapshots, type StoredJournals } from "./journal/read.ts"
 export { replayJournals, replayNetwork, type ReplayResult } from "./journal/replay.ts"
@@ -27,17 +27,15 @@ export { checkIndexRows, indexRowsOf, type IndexRowCheck, type ScanIndexRow } fr
 
 // Storage
 export { makeNodeStorage, NodeStorage, nodeStorageLayer, type NodeStorageService } from "./storage/node-storage.ts"
-export { adminJournalLayer, storedUserManagementLayer } from "./storage/users.ts"
+export { storedUserManagementLayer } from "./storage/users.ts"
 export { schemaForNode, StorageInfo, storageLayer, type StorageChoice, type StorageDescription } from "./storage/choice.ts"
-export { lockPostgresSchema } from "./storage/schema-lock.ts"
 
 // Network snapshots
 export { decodeArchive, encodeArchive, InvalidSnapshotArchive, SNAPSHOT_FORMAT, snapshotIdOf, type NetworkSnapshot } from "./snapshots/archive.ts"
 export { exportNetwork } from "./snapshots/export.ts"
 export { importNetwork } from "./snapshots/import.ts"
 export { storedArchive, storedSnapshots, storeSnapshot, type StoredSnapshotInfo } from "./snapshots/stored.ts"
-export { SNAPSHOT_STREAM } from "./snapshots/streams.ts"
 
 // A network spread over processes
-export { ClusterLink, type InboxCursor } from "./cluster/link.ts"
+export { ClusterLink } from "./cluster/link.ts"
 export { clusterNodeSchema, type ClusterMembership } from "./cluster/membership.ts"

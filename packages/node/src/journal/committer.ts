@@ -1,5 +1,6 @@
 /**
- * The committer: one write in flight, batches merged in order (group commit at the node level).
+ * The committer: one write in flight, batches merged in order (group commit at the node level),
+ * and how a caller awaits its batch's commit.
  */
 import type { EventStoreService, JournalEntry, SnapshotEntry, SnapshotRef, WriteBatch } from "@sandnet/store"
 import { Cause, Chunk, Deferred, Effect, Exit, Fiber, FiberId, Queue, type Scope } from "effect"
