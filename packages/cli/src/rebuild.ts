@@ -14,15 +14,24 @@ import { Command } from "@effect/cli"
 import { micros } from "@sandnet/core"
 import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
 import {
+  checkIndexRows,
   decodeArchive,
+  DERIVED_KEY,
+  derivedIndexes,
   encodeArchive,
   exportNetwork,
   importNetwork,
+  indexRowsOf,
   makeNodeStorage,
-  Persistence,
+  readJournals,
+  readSequencerSnapshots,
+  replayNetwork,
   StorageInfo,
-  storageLayer
-} from "@sandnet/http"
+  storageLayer,
+  Streams,
+  type DerivedIndexes,
+  type JournalBody
+} from "@sandnet/node"
 import { EventStore } from "@sandnet/store"
 import { Clock, Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
@@ -57,26 +66,26 @@ export const rebuild = (options: StorageOptions) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const started = performance.now()
-      const journals = yield* Persistence.readJournals(store)
+      const journals = yield* readJournals(store)
       if (journals.entries.length === 0) return yield* Console.log(`${info}: no journals (a node has not run on this store yet)`)
       const config: CoinNetworkConfig = journals.config ?? defaultCoinNetworkConfig
       const now = Math.max(micros.fromNanos(yield* Clock.currentTimeNanos), journals.clock?.now ?? 0)
-      const { network, replay } = yield* Persistence.replayNetwork(config, now)
-      const stored = Option.getOrUndefined(yield* store.getSnapshot(Persistence.Streams.derived, Persistence.DERIVED_KEY)) as Persistence.DerivedIndexes | undefined
+      const { network, replay } = yield* replayNetwork(config, now)
+      const stored = Option.getOrUndefined(yield* store.getSnapshot(Streams.derived, DERIVED_KEY)) as DerivedIndexes | undefined
       const upTo = stored?.ordinal ?? journals.lastOrdinal
-      const ordinal = (e: { readonly body: unknown }) => (e.body as Persistence.JournalBody).n
+      const ordinal = (e: { readonly body: unknown }) => (e.body as JournalBody).n
       const head = journals.entries.filter((e) => ordinal(e) <= upTo)
       const tail = journals.entries.filter((e) => ordinal(e) > upTo)
       const first = replay(head)
       if (Either.isLeft(first)) return yield* fail(`rebuild failed: ${first.left.message}`)
-      const atStored = Persistence.derivedIndexes(network, upTo)
+      const atStored = derivedIndexes(network, upTo)
       const problems = stored === undefined ? [] : differences(stored, atStored)
-      const second = replay(tail, yield* Persistence.readSequencerSnapshots(store, network))
+      const second = replay(tail, yield* readSequencerSnapshots(store, network))
       if (Either.isLeft(second)) return yield* fail(`rebuild failed: ${second.left.message}`)
-      const recomputed = Persistence.derivedIndexes(network, journals.lastOrdinal)
+      const recomputed = derivedIndexes(network, journals.lastOrdinal)
       // the stored index rows of the nodes whose journals this store holds (one node in a cluster)
-      const hosted = (node: { readonly name: string }) => journals.heads.has(Persistence.Streams.participant(node.name))
-      const rowChecks = yield* Persistence.checkIndexRows(store, Persistence.indexRowsOf(network, hosted), true)
+      const hosted = (node: { readonly name: string }) => journals.heads.has(Streams.participant(node.name))
+      const rowChecks = yield* checkIndexRows(store, indexRowsOf(network, hosted), true)
       const rowProblems = rowChecks.filter((c) => c.missing + c.extra + c.differing > 0)
       const lines = [
         `${info}: ${journals.entries.length} journal entries in ${journals.heads.size} streams replayed (${journals.admin.length} user management events) in ${((performance.now() - started) / 1000).toFixed(2)} s`,
@@ -95,7 +104,7 @@ export const rebuild = (options: StorageOptions) =>
         )
       ]
       yield* Console.log(lines.join("\n"))
-      yield* store.putSnapshot(Persistence.Streams.derived, Persistence.DERIVED_KEY, recomputed)
+      yield* store.putSnapshot(Streams.derived, DERIVED_KEY, recomputed)
       if (problems.length > 0 || rowProblems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
     })
   ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`)))

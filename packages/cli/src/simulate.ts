@@ -346,6 +346,44 @@ const worker = (loaded: Loaded) =>
     })
   })
 
+/**
+ * `--jobs` > 1: runs the seeds in worker processes and hands each finished run to `finished`, in
+ * this fiber and in the order they finish, until every seed is done or the workers stopped.
+ */
+const inWorkers = <E, R>(
+  loaded: Loaded,
+  seeds: ReadonlyArray<number>,
+  jobs: number,
+  onProgress: (seed: number, p: Progress) => void,
+  finished: (o: RunOutline, trace: TraceFile | undefined) => Effect.Effect<void, E, R>,
+  allDone: () => boolean
+) =>
+  Effect.gen(function* () {
+    const pending: Array<{ o: RunOutline; trace: TraceFile | undefined }> = []
+    const wake: { resume: (() => void) | undefined; workersDone: boolean } = { resume: undefined, workersDone: false }
+    const onDone = (o: RunOutline, trace: TraceFile | undefined) => {
+      pending.push({ o, trace })
+      wake.resume?.()
+    }
+    yield* Effect.fork(
+      Effect.tap(parallel(loaded, seeds, jobs, onProgress, onDone), () =>
+        Effect.sync(() => {
+          wake.workersDone = true
+          wake.resume?.()
+        })
+      )
+    )
+    for (;;) {
+      const item = pending.shift()
+      if (item !== undefined) {
+        yield* finished(item.o, item.trace)
+        continue
+      }
+      if (allDone() || wake.workersDone) break
+      yield* Effect.async<void>((resume) => void (wake.resume = () => ((wake.resume = undefined), resume(Effect.void))))
+    }
+  })
+
 /** `--seeds`: every seed once; a line per run; traces of failures; a summary. */
 const swarm = (loaded: Loaded, seeds: ReadonlyArray<number>, options: SimulateOptions) =>
   Effect.gen(function* () {
@@ -379,29 +417,7 @@ const swarm = (loaded: Loaded, seeds: ReadonlyArray<number>, options: SimulateOp
       bar.update({ label: `seed ${seed}`, simulated: p.simulatedTime, duration: p.duration, transactions: totals.transactions + p.transactions, seedsDone: state.done, seedsTotal: state.total, failed: state.failed })
     }
     if (options.jobs > 1) {
-      const pending: Array<{ o: RunOutline; trace: TraceFile | undefined }> = []
-      const wake: { resume: (() => void) | undefined; workersDone: boolean } = { resume: undefined, workersDone: false }
-      const onDone = (o: RunOutline, trace: TraceFile | undefined) => {
-        pending.push({ o, trace })
-        wake.resume?.()
-      }
-      yield* Effect.fork(
-        Effect.tap(parallel(loaded, seeds, options.jobs, onProgress, onDone), () =>
-          Effect.sync(() => {
-            wake.workersDone = true
-            wake.resume?.()
-          })
-        )
-      )
-      for (;;) {
-        const item = pending.shift()
-        if (item !== undefined) {
-          yield* finished(item.o, item.trace)
-          continue
-        }
-        if (state.done >= seeds.length || wake.workersDone) break
-        yield* Effect.async<void>((resume) => void (wake.resume = () => ((wake.resume = undefined), resume(Effect.void))))
-      }
+      yield* inWorkers(loaded, seeds, options.jobs, onProgress, finished, () => state.done >= seeds.length)
     } else {
       for (const seed of seeds) {
         const result = yield* runScenario(loaded.scenario, { seed, onProgress: (p) => onProgress(seed, p) })

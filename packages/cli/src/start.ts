@@ -8,24 +8,20 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
+import { LedgerApiConfig, NodeRoutes, baseUrl, serve, StorageRoutes } from "@sandnet/http"
 import {
   clusterNodeRuntimeLayer,
   clusterNodeSchema,
-  LedgerApiConfig,
-  NodeRoutes,
   NodeRuntime,
   NodeStorage,
   StorageInfo,
-  baseUrl,
   nodeStorageLayer,
   persistentNodeRuntimeLayer,
   schemaForNode,
-  serve,
   storageLayer,
   storedUserManagementLayer,
-  StorageRoutes,
   type StorageChoice
-} from "@sandnet/http"
+} from "@sandnet/node"
 import { DEFAULT_DATA_DIR } from "@sandnet/store"
 import { Console, Effect, Layer, Option } from "effect"
 

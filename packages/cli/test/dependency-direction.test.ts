@@ -3,14 +3,15 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-/** Which packages each package may import (the design's direction: cli -> http/sim -> engine -> core). */
+/** Which packages each package may import (the design's direction: cli -> http -> node -> engine/store -> core, and sim -> engine). */
 const allowed: Record<string, ReadonlyArray<string>> = {
   core: [],
   engine: ["core"],
-  store: ["core", "engine"],
+  store: ["core"],
+  node: ["core", "engine", "store"],
   sim: ["core", "engine"],
-  http: ["core", "engine", "store"],
-  cli: ["core", "engine", "store", "http", "sim"]
+  http: ["core", "engine", "node"],
+  cli: ["core", "engine", "store", "node", "http", "sim"]
 }
 
 const root = fileURLToPath(new URL("../../", import.meta.url))

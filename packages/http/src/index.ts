@@ -56,8 +56,4 @@ export {
   type Surface
 } from "./surface.ts"
 export { baseUrl, layerMemory, NodeRoutes, serve, type ServeOptions } from "./server.ts"
-export { NodeRuntime, clusterNodeRuntimeLayer, makeNodeRuntime, nodeRuntimeLayer, persistentNodeRuntimeLayer, type ClusterNodeOptions, type EngineInstance, type NodeRuntimeOptions, type NodeRuntimeService } from "./node-runtime.ts"
-export { ClusterLink, clusterNodeSchema, type ClusterMembership } from "./cluster.ts"
-export * as Persistence from "./persistence.ts"
-export { StorageRoutes, SandnetStorageGroup, exportNetwork, importNetwork, encodeArchive, decodeArchive, snapshotIdOf, type NetworkSnapshot } from "./sandnet-storage.ts"
-export { NodeStorage, makeNodeStorage, nodeStorageLayer, storageLayer, schemaForNode, StorageInfo, storedUserManagementLayer, type NodeStorageService, type StorageChoice } from "./node-storage.ts"
+export { SandnetStorageGroup, StorageRoutes } from "./sandnet-storage.ts"

@@ -55,7 +55,7 @@ import {
   toTransactionFormat,
   TransactionFormat
 } from "./ledger-encoding.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

@@ -26,7 +26,7 @@ import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, o
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, Parties, renderCheckpoint, SynchronizerTime } from "./ledger-encoding.ts"
 import { StreamListQuery } from "./ledger-updates.ts"
 import { decodeMessage, serveWebSocket } from "./ledger-websocket.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

@@ -13,7 +13,7 @@ import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type Exter
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { AuthenticatedUser, type Authenticator, type UserAccess } from "./auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "./errors.ts"
-import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "./node-runtime.ts"
+import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
 import { notImplemented, Surfaces } from "./surface.ts"
 
 // ---------------------------------------------------------------------------------------------

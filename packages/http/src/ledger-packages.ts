@@ -23,7 +23,7 @@ import { Effect, Either, Layer, Schema } from "effect"
 import { requireParticipantAdmin } from "./auth.ts"
 import { LedgerApiError, type HandlerError } from "./errors.ts"
 import { engineRoutes, fromPackageError, op, type LedgerNode } from "./ledger-context.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

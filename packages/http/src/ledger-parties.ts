@@ -36,7 +36,7 @@ import {
   type LedgerNode
 } from "./ledger-context.ts"
 import { Parties } from "./ledger-encoding.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

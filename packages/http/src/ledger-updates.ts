@@ -75,7 +75,7 @@ import {
   toUpdateFormat
 } from "./ledger-encoding.ts"
 import { decodeMessage, serveWebSocket } from "./ledger-websocket.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

@@ -20,7 +20,7 @@ import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
 import { InvalidRequest, LedgerApiError, type HandlerError } from "./errors.ts"
 import { engineRoutes, fromResolution, invalidBody, op, type LedgerNode } from "./ledger-context.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "./surface.ts"
 
 // =============================================================================================

@@ -11,7 +11,7 @@ import { Effect, Either, Fiber, Option, Queue, Schema } from "effect"
 import { AuthenticatedUser } from "./auth.ts"
 import { describeUnknown, InvalidRequest, toJsCantonError } from "./errors.ts"
 import { LedgerApiConfig, type LedgerNode } from "./ledger-context.ts"
-import type { EngineInstance } from "./node-runtime.ts"
+import type { EngineInstance } from "@sandnet/node"
 
 /** A websocket error message: the standard error body, a 400's text as INVALID_ARGUMENT. */
 export const errorMessage = (error: unknown): string => {

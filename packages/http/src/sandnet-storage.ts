@@ -11,96 +11,16 @@
  *   network is replaced by the one the snapshot holds (journals replayed, as at a restart). Users
  *   and rights stay, as with `/v2/sandnet/reset`.
  *
- * The same archive format is read and written offline by `sandnet snapshot` / `sandnet restore`.
+ * The archive, its export and the snapshots a node keeps in its store are @sandnet/node's
+ * (`snapshots/`); the same archive is read and written offline by `sandnet snapshot` / `sandnet restore`.
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import type { EventStoreService, JournalEntry, SnapshotEntry, StorageError } from "@sandnet/store"
+import { decodeArchive, storedArchive, storedSnapshots, storeSnapshot, type NetworkSnapshot } from "@sandnet/node"
 import { Effect, Either, Layer, Option, Schema } from "effect"
-import { createHash } from "node:crypto"
-import { gunzipSync, gzipSync } from "node:zlib"
 import { requireParticipantAdmin } from "./auth.ts"
 import { LedgerApiError } from "./errors.ts"
 import { engineRoutes, invalidBody, op } from "./ledger-context.ts"
-import { isEngineStream, Streams } from "./persistence.ts"
 import { bind, Surfaces } from "./surface.ts"
-
-export const SNAPSHOT_FORMAT = "sandnet-network-snapshot-v1"
-
-export interface NetworkSnapshot {
-  readonly format: typeof SNAPSHOT_FORMAT
-  readonly createdAt: string
-  readonly entries: ReadonlyArray<JournalEntry>
-  readonly snapshots: ReadonlyArray<SnapshotEntry>
-}
-
-/** Stream whose key-value area keeps the stored snapshot archives (base64); never reset. */
-export const SNAPSHOT_STREAM = "sandnet-snapshots"
-
-const isSnapshotStream = (stream: string) => isEngineStream(stream) && stream !== SNAPSHOT_STREAM && stream !== Streams.derived
-
-/**
- * Everything of the engine's streams in a store (journals, sequencer and clock snapshots); with
- * `upTo`, only the journal entries up to that ordinal (a running node's consistent cut: what it
- * had committed when it was flushed, whatever was written after).
- */
-export const exportNetwork = (store: EventStoreService, createdAt: string, upTo?: number): Effect.Effect<NetworkSnapshot, StorageError> =>
-  Effect.gen(function* () {
-    const entries: Array<JournalEntry> = []
-    const streams = (yield* store.streams()).filter(isSnapshotStream)
-    for (const stream of streams) {
-      let from = 1
-      for (;;) {
-        const page = yield* store.readStream(stream, from, 5000)
-        for (const e of page) if (upTo === undefined || ((e.body as { n?: number }).n ?? 0) <= upTo) entries.push(e)
-        from += page.length
-        if (page.length < 5000) break
-      }
-    }
-    const snapshots: Array<SnapshotEntry> = []
-    const areas = new Set([...streams, Streams.runtime])
-    const config = yield* store.getSnapshot(Streams.runtime, "config")
-    const synchronizers = Option.isSome(config) ? ((config.value as { synchronizers?: ReadonlyArray<{ name: string }> }).synchronizers ?? []) : []
-    for (const s of synchronizers) areas.add(Streams.sequencer(s.name))
-    for (const stream of areas) for (const s of yield* store.listSnapshots(stream)) snapshots.push(s)
-    return { format: SNAPSHOT_FORMAT, createdAt, entries, snapshots }
-  })
-
-export const encodeArchive = (snapshot: NetworkSnapshot): Uint8Array => gzipSync(Buffer.from(JSON.stringify(snapshot), "utf8"))
-
-export class InvalidSnapshotArchive extends Schema.TaggedError<InvalidSnapshotArchive>()("InvalidSnapshotArchive", {
-  reason: Schema.String
-}) {}
-
-export const decodeArchive = (bytes: Uint8Array): Either.Either<NetworkSnapshot, InvalidSnapshotArchive> => {
-  try {
-    const parsed = JSON.parse(gunzipSync(bytes).toString("utf8")) as Partial<NetworkSnapshot>
-    if (parsed.format !== SNAPSHOT_FORMAT || !Array.isArray(parsed.entries) || !Array.isArray(parsed.snapshots)) {
-      return Either.left(new InvalidSnapshotArchive({ reason: `not a ${SNAPSHOT_FORMAT} archive` }))
-    }
-    return Either.right(parsed as NetworkSnapshot)
-  } catch (error) {
-    return Either.left(new InvalidSnapshotArchive({ reason: `not a gzipped JSON archive: ${error instanceof Error ? error.message : String(error)}` }))
-  }
-}
-
-export const snapshotIdOf = (archive: Uint8Array): string => createHash("sha256").update(archive).digest("hex").slice(0, 16)
-
-/**
- * Replaces the engine's streams of a store by a snapshot's (offline: no node may be running on
- * the store). User management (`admin`) and stored snapshot archives stay.
- */
-export const importNetwork = (store: EventStoreService, snapshot: NetworkSnapshot) =>
-  Effect.gen(function* () {
-    const streams = new Set((yield* store.streams()).filter((s) => isEngineStream(s) && s !== SNAPSHOT_STREAM))
-    for (const s of snapshot.snapshots) streams.add(s.stream)
-    streams.add(Streams.derived)
-    for (const stream of streams) yield* store.resetStream(stream)
-    for (let i = 0; i < snapshot.entries.length; i += 2000) yield* store.append(snapshot.entries.slice(i, i + 2000))
-    // time never goes back: the store's clock (offset, last engine time) stays when it has one
-    const clock = yield* store.getSnapshot(Streams.runtime, "clock")
-    const puts = snapshot.snapshots.filter((s) => !(Option.isSome(clock) && s.stream === Streams.runtime && s.key === "clock"))
-    if (puts.length > 0) yield* store.write({ putSnapshots: puts })
-  })
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
@@ -168,11 +88,6 @@ const noStorage = new LedgerApiError({
 
 const ledger = Surfaces.ledger
 
-interface StoredArchive {
-  readonly createdAt: string
-  readonly base64: string
-}
-
 /** The snapshot endpoints (mounted by `sandnet start`). */
 export const StorageRoutes = engineRoutes([CreateSnapshot, ListSnapshots, DownloadSnapshot, RestoreSnapshot, RestoreArchive], (node) => {
   const storage = Effect.flatMap(Effect.succeed(node.runtime.storage), (s) => (Option.isSome(s) ? Effect.succeed(s.value) : Effect.fail(noStorage)))
@@ -184,9 +99,9 @@ export const StorageRoutes = engineRoutes([CreateSnapshot, ListSnapshots, Downlo
   const stored = (snapshotId: string) =>
     Effect.gen(function* () {
       const s = yield* storage
-      const found = yield* Effect.orDie(s.store.getSnapshot(SNAPSHOT_STREAM, snapshotId))
+      const found = yield* Effect.orDie(storedArchive(s.store, snapshotId))
       if (Option.isNone(found)) return yield* Effect.fail(snapshotNotFound(snapshotId))
-      return Buffer.from((found.value as StoredArchive).base64, "base64")
+      return found.value
     })
   return Layer.mergeAll(
     bind(ledger, CreateSnapshot, () =>
@@ -195,24 +110,14 @@ export const StorageRoutes = engineRoutes([CreateSnapshot, ListSnapshots, Downlo
         const s = yield* storage
         const upTo = yield* node.runtime.flush
         const createdAt = new Date().toISOString()
-        const snapshot = yield* Effect.orDie(exportNetwork(s.store, createdAt, upTo))
-        const archive = encodeArchive(snapshot)
-        const snapshotId = snapshotIdOf(archive)
-        yield* Effect.orDie(s.store.putSnapshot(SNAPSHOT_STREAM, snapshotId, { createdAt, base64: Buffer.from(archive).toString("base64") } satisfies StoredArchive))
-        return { snapshotId, entries: snapshot.entries.length, bytes: archive.length }
+        return yield* Effect.orDie(storeSnapshot(s.store, createdAt, upTo))
       })
     ),
     bind(ledger, ListSnapshots, () =>
       Effect.gen(function* () {
         yield* requireParticipantAdmin
         const s = yield* storage
-        const all = yield* Effect.orDie(s.store.listSnapshots(SNAPSHOT_STREAM))
-        return {
-          snapshots: all.map((e) => {
-            const body = e.body as StoredArchive
-            return { snapshotId: e.key, createdAt: body.createdAt, bytes: Math.floor((body.base64.length * 3) / 4) }
-          })
-        }
+        return { snapshots: yield* Effect.orDie(storedSnapshots(s.store)) }
       })
     ),
     bind(ledger, DownloadSnapshot, ({ path }) =>

@@ -18,7 +18,7 @@ import type { Micros } from "@sandnet/core"
 import { Duration, Effect, Either, Option } from "effect"
 import { AuthenticatedSubject, AuthenticatedUser } from "./auth.ts"
 import { InvalidRequest, LedgerApiError, NotImplemented, PermissionDenied, type HandlerError, type RequestLocation } from "./errors.ts"
-import { NodeRuntime, type EngineInstance } from "./node-runtime.ts"
+import { NodeRuntime, type EngineInstance } from "@sandnet/node"
 
 /** What a wallet handler sees, under the runtime's lock. */
 export interface WalletView {

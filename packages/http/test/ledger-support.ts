@@ -8,12 +8,13 @@ import { NodeSocket } from "@effect/platform-node"
 import { SIMULATION_EPOCH, type ActiveContract } from "@sandnet/core"
 import { dsoReference, LedgerApi, TransferOffer, type CoinNetworkConfig } from "@sandnet/engine"
 import { Context, Deferred, Effect, Either, Exit, Layer, Scope } from "effect"
+import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 import { adminToken, call, devToken, type Call } from "./support.ts"
 
 export interface LedgerTestNode {
   readonly url: string
-  readonly runtime: Http.NodeRuntimeService
+  readonly runtime: Node.NodeRuntimeService
   /** Token of `participant_admin`. */
   readonly admin: string
   readonly close: () => Promise<void>
@@ -26,7 +27,7 @@ export const startLedgerNode = async (
   const base = Http.layerMemory({ http: { port: 0, logRequests: false } })
   const withRuntime = base.pipe(
     Layer.provideMerge(
-      Http.nodeRuntimeLayer({ clock: { _tag: "manual", start: SIMULATION_EPOCH }, ...(options.network === undefined ? {} : { network: options.network }) })
+      Node.nodeRuntimeLayer({ clock: { _tag: "manual", start: SIMULATION_EPOCH }, ...(options.network === undefined ? {} : { network: options.network }) })
     )
   )
   const layer = withRuntime.pipe(Layer.provideMerge(Http.LedgerApiConfig.layer(options.ledger ?? {})))
@@ -34,7 +35,7 @@ export const startLedgerNode = async (
   const url = Effect.runSync(Effect.provide(Http.baseUrl, context))
   return {
     url,
-    runtime: Context.get(context, Http.NodeRuntime),
+    runtime: Context.get(context, Node.NodeRuntime),
     admin: await adminToken(),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }

@@ -6,22 +6,23 @@
 import { SIMULATION_EPOCH } from "@sandnet/core"
 import { EventStore } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
+import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 import { adminToken } from "./support.ts"
 
 export interface StoredTestNode {
   readonly url: string
-  readonly runtime: Http.NodeRuntimeService
-  readonly storage: Http.NodeStorageService
+  readonly runtime: Node.NodeRuntimeService
+  readonly storage: Node.NodeStorageService
   readonly admin: string
   readonly close: () => Promise<void>
 }
 
 export const startStoredNode = async <E>(store: Layer.Layer<EventStore, E>): Promise<StoredTestNode> => {
   const scope = Effect.runSync(Scope.make())
-  const storage = Http.nodeStorageLayer.pipe(Layer.provideMerge(store))
-  const runtime = Http.persistentNodeRuntimeLayer({ clock: { _tag: "manual", start: SIMULATION_EPOCH } }).pipe(Layer.provideMerge(storage))
-  const users = Http.storedUserManagementLayer().pipe(Layer.provide(storage))
+  const storage = Node.nodeStorageLayer.pipe(Layer.provideMerge(store))
+  const runtime = Node.persistentNodeRuntimeLayer({ clock: { _tag: "manual", start: SIMULATION_EPOCH } }).pipe(Layer.provideMerge(storage))
+  const users = Node.storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = Http.serve(Layer.mergeAll(Http.NodeRoutes, Http.StorageRoutes), { http: { port: 0, logRequests: false } }).pipe(
     Layer.provideMerge(users),
     Layer.provideMerge(runtime)
@@ -29,8 +30,8 @@ export const startStoredNode = async <E>(store: Layer.Layer<EventStore, E>): Pro
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   return {
     url: Effect.runSync(Effect.provide(Http.baseUrl, context)),
-    runtime: Context.get(context, Http.NodeRuntime),
-    storage: Context.get(context, Http.NodeStorage),
+    runtime: Context.get(context, Node.NodeRuntime),
+    storage: Context.get(context, Node.NodeStorage),
     admin: await adminToken(),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }

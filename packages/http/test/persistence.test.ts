@@ -13,7 +13,7 @@ import type { PackageDescription } from "@sandnet/core"
 import { LedgerApi, Packages } from "@sandnet/engine"
 import { EventStore, makeMemoryBacking, StorageError, type MemoryBacking } from "@sandnet/store"
 import { afterAll, describe, expect, it } from "vitest"
-import * as Http from "../src/index.ts"
+import * as Node from "@sandnet/node"
 import { actAs, allocateParty, call, createOffer, engineFacts, get, post, userWith } from "./ledger-support.ts"
 import { startStoredNode, type StoredTestNode } from "./persistence-support.ts"
 
@@ -47,11 +47,11 @@ const observe = async (node: StoredTestNode, token: string) => {
     scanUpdates: sv1.scan.updates.map((u) => `${u.offset}:${u.update.updateId}`),
     verdicts: sv1.scan.verdictLog.map((v) => `${v.verdict.updateId}:${v.verdict.result}`),
     sequencer: network.synchronizers[0]!.sequencer.logic.lastTimestamp,
-    derived: Http.Persistence.derivedIndexes(network, 0),
+    derived: Node.derivedIndexes(network, 0),
     // the stored index rows (key-value area), for readers that do not replay the journals
-    storedAcs: await storedKeys(node, Http.Persistence.Streams.acsIndex("validator1")),
-    storedSvAcs: await storedKeys(node, Http.Persistence.Streams.acsIndex("sv1")),
-    storedScan: await storedKeys(node, Http.Persistence.Streams.scanIndex("sv1"))
+    storedAcs: await storedKeys(node, Node.Streams.acsIndex("validator1")),
+    storedSvAcs: await storedKeys(node, Node.Streams.acsIndex("sv1")),
+    storedScan: await storedKeys(node, Node.Streams.scanIndex("sv1"))
   }
 }
 
@@ -263,17 +263,17 @@ describe("rebuild", () => {
       expect((await submit(node, token, { commands: [createOffer(alice, alice, facts.dso, id)], commandId: id, actAs: [alice] })).status).toBe(200)
     }
     const engine = await Effect.runPromise(node.runtime.engine)
-    const live = Http.Persistence.derivedIndexes(engine.network, 0)
+    const live = Node.derivedIndexes(engine.network, 0)
     await node.close()
     const rebuilt = await Effect.runPromise(
       Effect.gen(function* () {
         const store = yield* EventStore
-        const journals = yield* Http.Persistence.readJournals(store)
-        const { network, replay } = yield* Http.Persistence.replayNetwork(journals.config!, journals.clock!.now)
+        const journals = yield* Node.readJournals(store)
+        const { network, replay } = yield* Node.replayNetwork(journals.config!, journals.clock!.now)
         const result = replay(journals.entries)
         if (Either.isLeft(result)) throw result.left
-        const stored = yield* store.getSnapshot(Http.Persistence.Streams.derived, Http.Persistence.DERIVED_KEY)
-        return { now: Http.Persistence.derivedIndexes(network, 0), stored, lastOrdinal: journals.lastOrdinal }
+        const stored = yield* store.getSnapshot(Node.Streams.derived, Node.DERIVED_KEY)
+        return { now: Node.derivedIndexes(network, 0), stored, lastOrdinal: journals.lastOrdinal }
       }).pipe(Effect.provide(EventStore.memoryWith(backing)))
     )
     expect(rebuilt.now).toEqual(live)

@@ -16,6 +16,7 @@ import {
   type SubmitRequest
 } from "@sandnet/engine"
 import { expect } from "vitest"
+import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 
 /** 2026-01-01T10:30:00Z: half past an hour, so hourly snapshot boundaries fall between updates. */
@@ -23,10 +24,10 @@ export const START: Micros = Date.UTC(2026, 0, 1, 10, 30) * 1000
 
 export interface EngineNode {
   readonly url: string
-  readonly runtime: Http.NodeRuntimeService
+  readonly runtime: Node.NodeRuntimeService
   /** Runs an engine operation through the runtime (alone, then delivers what fell due). */
-  readonly run: <A, E>(operation: (engine: Http.EngineInstance) => Effect.Effect<A, E, never>) => Promise<A>
-  readonly engine: () => Promise<Http.EngineInstance>
+  readonly run: <A, E>(operation: (engine: Node.EngineInstance) => Effect.Effect<A, E, never>) => Promise<A>
+  readonly engine: () => Promise<Node.EngineInstance>
   readonly advance: (by: Micros) => Promise<Micros>
   readonly close: () => Promise<void>
 }
@@ -35,7 +36,7 @@ export const startEngineNode = async (options: { readonly network?: Partial<Coin
   const scope = Effect.runSync(Scope.make())
   const layer = Http.layerMemory({ http: { port: 0, logRequests: false } }).pipe(
     Layer.provideMerge(
-      Http.nodeRuntimeLayer({
+      Node.nodeRuntimeLayer({
         clock: { _tag: "manual", start: options.start ?? START },
         tickIntervalMillis: 20,
         ...(options.network === undefined ? {} : { network: options.network })
@@ -44,7 +45,7 @@ export const startEngineNode = async (options: { readonly network?: Partial<Coin
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const url = Effect.runSync(Effect.provide(Http.baseUrl, context))
-  const runtime = Effect.runSync(Effect.provide(Http.NodeRuntime, context))
+  const runtime = Effect.runSync(Effect.provide(Node.NodeRuntime, context))
   return {
     url,
     runtime,
@@ -59,7 +60,7 @@ let commandCounter = 0
 export const nextCommandId = (prefix: string): string => `${prefix}-${++commandCounter}`
 
 /** Submits and returns the completion (the runtime delivers everything before it returns). */
-export const submit = async (node: EngineNode, participant: (engine: Http.EngineInstance) => ParticipantNode, request: SubmitRequest): Promise<Completion> => {
+export const submit = async (node: EngineNode, participant: (engine: Node.EngineInstance) => ParticipantNode, request: SubmitRequest): Promise<Completion> => {
   await node.run((engine) => Effect.asVoid(Effect.orDie(participant(engine).submit(request))))
   const engine = await node.engine()
   const completion = participant(engine).logic.completionOf(request.commandId, request.actAs)
@@ -68,14 +69,14 @@ export const submit = async (node: EngineNode, participant: (engine: Http.Engine
 }
 
 /** Submits and expects success; returns the update id. */
-export const submitOk = async (node: EngineNode, participant: (engine: Http.EngineInstance) => ParticipantNode, request: SubmitRequest): Promise<string> => {
+export const submitOk = async (node: EngineNode, participant: (engine: Node.EngineInstance) => ParticipantNode, request: SubmitRequest): Promise<string> => {
   const completion = await submit(node, participant, request)
   if (completion._tag !== "Succeeded") throw new Error(`command ${request.commandId} failed: ${completion.reason}`)
   return completion.updateId
 }
 
-export const validator = (i = 0) => (engine: Http.EngineInstance): ParticipantNode => engine.network.validators[i]!.participant
-export const superValidator = (i = 0) => (engine: Http.EngineInstance): ParticipantNode => engine.network.superValidators[i]!.participant
+export const validator = (i = 0) => (engine: Node.EngineInstance): ParticipantNode => engine.network.validators[i]!.participant
+export const superValidator = (i = 0) => (engine: Node.EngineInstance): ParticipantNode => engine.network.superValidators[i]!.participant
 
 export const allocate = (node: EngineNode, hint: string, on = validator()): Promise<PartyId> =>
   node.run((engine) => Effect.orDie(on(engine).allocateParty(hint)))

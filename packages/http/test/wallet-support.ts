@@ -8,6 +8,7 @@ import { generateKeyPairSync, sign, type KeyObject } from "node:crypto"
 import { expect } from "vitest"
 import type { Micros } from "@sandnet/core"
 import { defaultWalletConfig, type CoinNetworkConfig, type LinkModel, type WalletConfig } from "@sandnet/engine"
+import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 import { adminToken, call, devToken, type Call } from "./support.ts"
 
@@ -16,10 +17,10 @@ export const START: Micros = Date.UTC(2026, 0, 1, 10, 30) * 1000
 
 export interface WalletTestNode {
   readonly url: string
-  readonly runtime: Http.NodeRuntimeService
+  readonly runtime: Node.NodeRuntimeService
   /** Token of `participant_admin`. */
   readonly admin: string
-  readonly engine: () => Promise<Http.EngineInstance>
+  readonly engine: () => Promise<Node.EngineInstance>
   readonly now: () => Promise<Micros>
   /** Moves ledger time forward (delivering what falls due). */
   readonly advance: (by: Micros) => Promise<Micros>
@@ -34,7 +35,7 @@ export const startWalletNode = async (
   const scope = Effect.runSync(Scope.make())
   const layer = Http.layerMemory({ http: { port: 0, logRequests: false } }).pipe(
     Layer.provideMerge(
-      Http.nodeRuntimeLayer({
+      Node.nodeRuntimeLayer({
         clock: { _tag: "manual", start: START },
         tickIntervalMillis: 20,
         wallets: true,
@@ -46,7 +47,7 @@ export const startWalletNode = async (
   )
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const url = Effect.runSync(Effect.provide(Http.baseUrl, context))
-  const runtime = Effect.runSync(Effect.provide(Http.NodeRuntime, context))
+  const runtime = Effect.runSync(Effect.provide(Node.NodeRuntime, context))
   return {
     url,
     runtime,

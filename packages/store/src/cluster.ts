@@ -74,6 +74,16 @@ const sqlStateOf = (error: SqlError): string | undefined => {
   return typeof cause?.code === "string" ? cause.code : undefined
 }
 
+/** The cluster's connection and names. */
+interface ClusterDb {
+  readonly client: PgClient.PgClient
+  readonly schema: string
+  /** A table of the cluster's schema, quoted. */
+  readonly q: (name: string) => string
+  /** The NOTIFY channel of the cluster (one LISTEN connection per process). */
+  readonly channel: string
+}
+
 export const makeClusterTransport = (options: { readonly url: string; readonly schema: string }): Effect.Effect<ClusterTransportService, StorageError | StoreConfigError, Scope.Scope> =>
   Effect.gen(function* () {
     const schema = yield* validateSchema(options.schema)
@@ -81,115 +91,133 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
       Effect.provide(Reactivity.layer),
       Effect.mapError((e) => new StorageError({ operation: "connect", message: `${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ""}` }))
     )
-    const q = (name: string) => `"${schema}"."${name}"`
-    /** The NOTIFY channel of the cluster (one LISTEN connection per process). */
-    const channel = `${schema}_mail`
-    // Processes starting together: the advisory lock makes the CREATEs run one at a time.
-    yield* client
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* client.unsafe(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`sandnet-cluster:${schema}`])
-          yield* client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`)
-          yield* client.unsafe(`CREATE TABLE IF NOT EXISTS ${q("agreed")} (key text COLLATE "C" PRIMARY KEY, body json NOT NULL)`)
-          yield* client.unsafe(
-            `CREATE TABLE IF NOT EXISTS ${q("messages")} (
-               recipient text COLLATE "C" NOT NULL,
-               sender    text COLLATE "C" NOT NULL,
-               seq       bigint NOT NULL CHECK (seq >= 1),
-               body      text NOT NULL,
-               sent_at   timestamptz NOT NULL DEFAULT now(),
-               PRIMARY KEY (recipient, sender, seq))`
-          )
-        })
-      )
-      .pipe(Effect.mapError(failWith("cluster schema")))
-
-    // The last seq this process gave each recipient (read once; this process is their only writer).
-    const lastSent = new Map<string, number>()
-    const senderHeads = new Map<string, boolean>()
-    const loadHeads = (sender: string) =>
-      senderHeads.has(sender)
-        ? Effect.void
-        : Effect.map(
-            client.unsafe<{ recipient: string; seq: string | number }>(`SELECT recipient, max(seq) AS seq FROM ${q("messages")} WHERE sender = $1 GROUP BY recipient`, [sender]),
-            (rows) => {
-              for (const row of rows) lastSent.set(`${sender}\u0000${row.recipient}`, Number(row.seq))
-              senderHeads.set(sender, true)
-            }
-          )
-
+    const db: ClusterDb = { client, schema, q: (name) => `"${schema}"."${name}"`, channel: `${schema}_mail` }
+    yield* createClusterTables(db)
     const service: ClusterTransportService = {
       schema,
-      agree: (key, proposal) =>
-        Effect.gen(function* () {
-          yield* client.unsafe(`INSERT INTO ${q("agreed")} (key, body) VALUES ($1, $2::json) ON CONFLICT (key) DO NOTHING`, [key, JSON.stringify(proposal)])
-          const rows = yield* client.unsafe<{ body: unknown }>(`SELECT body FROM ${q("agreed")} WHERE key = $1`, [key])
-          return rows[0]?.body
-        }).pipe(Effect.mapError(failWith("agree"))),
-      send: (sender, messages) =>
-        messages.length === 0
-          ? Effect.void
-          : Effect.gen(function* () {
-              yield* loadHeads(sender)
-              const recipients: Array<string> = []
-              const seqs: Array<number> = []
-              const bodies: Array<string> = []
-              const next = new Map<string, number>()
-              for (const m of messages) {
-                const key = `${sender}\u0000${m.recipient}`
-                const seq = (next.get(key) ?? lastSent.get(key) ?? 0) + 1
-                next.set(key, seq)
-                recipients.push(m.recipient)
-                seqs.push(seq)
-                bodies.push(m.body)
-              }
-              // one statement: the rows, and a notification per recipient (delivered at commit)
-              yield* client.unsafe(
-                `WITH sent AS (
-                   INSERT INTO ${q("messages")} (recipient, sender, seq, body)
-                   SELECT r, $1, s, b FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(r, s, b)
-                   ON CONFLICT (recipient, sender, seq) DO NOTHING
-                   RETURNING recipient)
-                 SELECT pg_notify($5, r) FROM (SELECT DISTINCT recipient AS r FROM sent) AS d`,
-                [sender, recipients, seqs, bodies, channel]
-              )
-              // Only a committed batch moves the heads: a failed one is sent again with the same seqs
-              // (rows that did commit, when only the answer was lost, are skipped by ON CONFLICT).
-              for (const [key, seq] of next) lastSent.set(key, seq)
-            }).pipe(Effect.mapError(failWith("send"))),
-      receive: (recipient, after, limit) =>
-        Effect.map(
-          client.unsafe<{ sender: string; seq: string | number; body: string }>(
-            `SELECT m.sender, m.seq, m.body FROM ${q("messages")} m
-             LEFT JOIN unnest($2::text[], $3::bigint[]) AS c(sender, seq) ON c.sender = m.sender
-             WHERE m.recipient = $1 AND m.seq > coalesce(c.seq, 0)
-             ORDER BY m.sender, m.seq LIMIT $4`,
-            [recipient, [...after.keys()], [...after.values()], limit]
-          ),
-          (rows) => rows.map((row): ClusterMessage => ({ sender: row.sender, seq: Number(row.seq), body: row.body }))
-        ).pipe(Effect.mapError(failWith("receive"))),
-      wakeups: (recipient) =>
-        client.listen(channel).pipe(
-          Stream.filter((payload) => payload === recipient),
-          Stream.as(undefined),
-          Stream.mapError(failWith("listen"))
-        ),
-      readJournal: (other, stream, fromSeq, limit) =>
-        Effect.flatMap(validateSchema(other), (valid) =>
-          client
-            .unsafe<{ seq: string | number; kind: string; body: unknown }>(
-              `SELECT seq, kind, body FROM "${valid}"."events" WHERE stream = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
-              [stream, fromSeq, limit]
-            )
-            .pipe(
-              Effect.map((rows) => rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))),
-              Effect.catchIf((e) => MISSING.has(sqlStateOf(e) ?? ""), () => Effect.succeed([] as ReadonlyArray<JournalEntry>)),
-              Effect.mapError(failWith("readJournal"))
-            )
-        )
+      agree: (key, proposal) => agree(db, key, proposal),
+      send: makeSend(db),
+      receive: (recipient, after, limit) => receive(db, recipient, after, limit),
+      wakeups: (recipient) => wakeups(db, recipient),
+      readJournal: (other, stream, fromSeq, limit) => readJournal(db, other, stream, fromSeq, limit)
     }
     return service
   })
+
+/** Creates the cluster's schema and tables if missing. */
+const createClusterTables = ({ client, schema, q }: ClusterDb): Effect.Effect<void, StorageError> =>
+  // Processes starting together: the advisory lock makes the CREATEs run one at a time.
+  client
+    .withTransaction(
+      Effect.gen(function* () {
+        yield* client.unsafe(`SELECT pg_advisory_xact_lock(hashtext($1)::bigint)`, [`sandnet-cluster:${schema}`])
+        yield* client.unsafe(`CREATE SCHEMA IF NOT EXISTS "${schema}"`)
+        yield* client.unsafe(`CREATE TABLE IF NOT EXISTS ${q("agreed")} (key text COLLATE "C" PRIMARY KEY, body json NOT NULL)`)
+        yield* client.unsafe(
+          `CREATE TABLE IF NOT EXISTS ${q("messages")} (
+             recipient text COLLATE "C" NOT NULL,
+             sender    text COLLATE "C" NOT NULL,
+             seq       bigint NOT NULL CHECK (seq >= 1),
+             body      text NOT NULL,
+             sent_at   timestamptz NOT NULL DEFAULT now(),
+             PRIMARY KEY (recipient, sender, seq))`
+        )
+      })
+    )
+    .pipe(Effect.mapError(failWith("cluster schema")))
+
+const agree = ({ client, q }: ClusterDb, key: string, proposal: unknown): Effect.Effect<unknown, StorageError> =>
+  Effect.gen(function* () {
+    yield* client.unsafe(`INSERT INTO ${q("agreed")} (key, body) VALUES ($1, $2::json) ON CONFLICT (key) DO NOTHING`, [key, JSON.stringify(proposal)])
+    const rows = yield* client.unsafe<{ body: unknown }>(`SELECT body FROM ${q("agreed")} WHERE key = $1`, [key])
+    return rows[0]?.body
+  }).pipe(Effect.mapError(failWith("agree")))
+
+/** `send`, with the last seq this process gave each recipient (read once per sender; this process is their only writer). */
+const makeSend = ({ client, q, channel }: ClusterDb): ClusterTransportService["send"] => {
+  const lastSent = new Map<string, number>()
+  const senderHeads = new Map<string, boolean>()
+  const loadHeads = (sender: string) =>
+    senderHeads.has(sender)
+      ? Effect.void
+      : Effect.map(
+          client.unsafe<{ recipient: string; seq: string | number }>(`SELECT recipient, max(seq) AS seq FROM ${q("messages")} WHERE sender = $1 GROUP BY recipient`, [sender]),
+          (rows) => {
+            for (const row of rows) lastSent.set(`${sender}\u0000${row.recipient}`, Number(row.seq))
+            senderHeads.set(sender, true)
+          }
+        )
+  return (sender, messages) =>
+    messages.length === 0
+      ? Effect.void
+      : Effect.gen(function* () {
+          yield* loadHeads(sender)
+          const recipients: Array<string> = []
+          const seqs: Array<number> = []
+          const bodies: Array<string> = []
+          const next = new Map<string, number>()
+          for (const m of messages) {
+            const key = `${sender}\u0000${m.recipient}`
+            const seq = (next.get(key) ?? lastSent.get(key) ?? 0) + 1
+            next.set(key, seq)
+            recipients.push(m.recipient)
+            seqs.push(seq)
+            bodies.push(m.body)
+          }
+          // one statement: the rows, and a notification per recipient (delivered at commit)
+          yield* client.unsafe(
+            `WITH sent AS (
+               INSERT INTO ${q("messages")} (recipient, sender, seq, body)
+               SELECT r, $1, s, b FROM unnest($2::text[], $3::bigint[], $4::text[]) AS t(r, s, b)
+               ON CONFLICT (recipient, sender, seq) DO NOTHING
+               RETURNING recipient)
+             SELECT pg_notify($5, r) FROM (SELECT DISTINCT recipient AS r FROM sent) AS d`,
+            [sender, recipients, seqs, bodies, channel]
+          )
+          // Only a committed batch moves the heads: a failed one is sent again with the same seqs
+          // (rows that did commit, when only the answer was lost, are skipped by ON CONFLICT).
+          for (const [key, seq] of next) lastSent.set(key, seq)
+        }).pipe(Effect.mapError(failWith("send")))
+}
+
+const receive = ({ client, q }: ClusterDb, recipient: string, after: ReadonlyMap<string, number>, limit: number): Effect.Effect<ReadonlyArray<ClusterMessage>, StorageError> =>
+  Effect.map(
+    client.unsafe<{ sender: string; seq: string | number; body: string }>(
+      `SELECT m.sender, m.seq, m.body FROM ${q("messages")} m
+       LEFT JOIN unnest($2::text[], $3::bigint[]) AS c(sender, seq) ON c.sender = m.sender
+       WHERE m.recipient = $1 AND m.seq > coalesce(c.seq, 0)
+       ORDER BY m.sender, m.seq LIMIT $4`,
+      [recipient, [...after.keys()], [...after.values()], limit]
+    ),
+    (rows) => rows.map((row): ClusterMessage => ({ sender: row.sender, seq: Number(row.seq), body: row.body }))
+  ).pipe(Effect.mapError(failWith("receive")))
+
+const wakeups = ({ client, channel }: ClusterDb, recipient: string): Stream.Stream<void, StorageError> =>
+  client.listen(channel).pipe(
+    Stream.filter((payload) => payload === recipient),
+    Stream.as(undefined),
+    Stream.mapError(failWith("listen"))
+  )
+
+const readJournal = (
+  { client }: ClusterDb,
+  other: string,
+  stream: string,
+  fromSeq: number,
+  limit: number
+): Effect.Effect<ReadonlyArray<JournalEntry>, StorageError | StoreConfigError> =>
+  Effect.flatMap(validateSchema(other), (valid) =>
+    client
+      .unsafe<{ seq: string | number; kind: string; body: unknown }>(
+        `SELECT seq, kind, body FROM "${valid}"."events" WHERE stream = $1 AND seq >= $2 ORDER BY seq LIMIT $3`,
+        [stream, fromSeq, limit]
+      )
+      .pipe(
+        Effect.map((rows) => rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))),
+        Effect.catchIf((e) => MISSING.has(sqlStateOf(e) ?? ""), () => Effect.succeed([] as ReadonlyArray<JournalEntry>)),
+        Effect.mapError(failWith("readJournal"))
+      )
+  )
 
 /** Drops a cluster's schema (tests). */
 export const dropClusterSchema = (url: string, schema: string): Effect.Effect<void, StorageError | StoreConfigError> =>

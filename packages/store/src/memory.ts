@@ -9,8 +9,8 @@
  */
 import { Effect, Option, type Scope } from "effect"
 import { type DuplicateSequence, type SequenceGap, StoreClosed } from "./errors.ts"
-import { checkHeads, compareCodePoints, type JournalEntry, type SnapshotEntry, type StoreStats } from "./model.ts"
-import { type EventStoreService, makeService } from "./service.ts"
+import { checkHeads, compareCodePoints, type JournalEntry, type PreparedWrite, type SnapshotEntry, type StoreStats } from "./model.ts"
+import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
 
 interface StoredEntry {
   readonly kind: string
@@ -25,41 +25,47 @@ export interface MemoryBacking {
 
 export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map() })
 
+const headOf = (backing: MemoryBacking, stream: string) => backing.streams.get(stream)?.length ?? 0
+
+/** Applies a checked write in one synchronous step: its entries appended, its snapshot ops applied. */
+const applyWrite = (backing: MemoryBacking, prepared: PreparedWrite): void => {
+  for (const entry of prepared.entries) {
+    let stored = backing.streams.get(entry.stream)
+    if (stored === undefined) {
+      stored = []
+      backing.streams.set(entry.stream, stored)
+    }
+    stored.push({ kind: entry.kind, json: entry.json })
+  }
+  for (const op of prepared.snapshotOps) {
+    let area = backing.snapshots.get(op.stream)
+    if (op.json === null) {
+      area?.delete(op.key)
+      if (area?.size === 0) backing.snapshots.delete(op.stream)
+    } else {
+      if (area === undefined) {
+        area = new Map()
+        backing.snapshots.set(op.stream, area)
+      }
+      area.set(op.key, op.json)
+    }
+  }
+}
+
 /** @internal */
 export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStoreService, never, Scope.Scope> =>
   Effect.gen(function*() {
     let closed = false
     yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
     const counters = { commits: 0, writes: 0, entries: 0, snapshotOps: 0 }
-    const headOf = (stream: string) => backing.streams.get(stream)?.length ?? 0
 
     return makeService({
       write: (prepared) =>
         Effect.suspend((): Effect.Effect<void, StoreClosed | SequenceGap | DuplicateSequence> => {
           if (closed) return Effect.fail(new StoreClosed())
-          const rejected = checkHeads(prepared, headOf)
+          const rejected = checkHeads(prepared, (stream) => headOf(backing, stream))
           if (rejected !== undefined) return Effect.fail(rejected)
-          for (const entry of prepared.entries) {
-            let stored = backing.streams.get(entry.stream)
-            if (stored === undefined) {
-              stored = []
-              backing.streams.set(entry.stream, stored)
-            }
-            stored.push({ kind: entry.kind, json: entry.json })
-          }
-          for (const op of prepared.snapshotOps) {
-            let area = backing.snapshots.get(op.stream)
-            if (op.json === null) {
-              area?.delete(op.key)
-              if (area?.size === 0) backing.snapshots.delete(op.stream)
-            } else {
-              if (area === undefined) {
-                area = new Map()
-                backing.snapshots.set(op.stream, area)
-              }
-              area.set(op.key, op.json)
-            }
-          }
+          applyWrite(backing, prepared)
           counters.commits += 1
           counters.writes += 1
           counters.entries += prepared.entries.length
@@ -78,31 +84,36 @@ export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStor
           }
           return Effect.void
         }),
-      readStream: (stream, fromSeq, limit) =>
-        Effect.sync(() => {
-          const stored = backing.streams.get(stream) ?? []
-          const end = limit === undefined ? stored.length : Math.min(stored.length, fromSeq - 1 + limit)
-          const out: Array<JournalEntry> = []
-          for (let i = fromSeq - 1; i < end; i++) {
-            const entry = stored[i]!
-            out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(entry.json) })
-          }
-          return out
-        }),
-      streams: Effect.sync(() => [...backing.streams.keys()].sort(compareCodePoints)),
-      lastSeq: (stream) => Effect.sync(() => headOf(stream)),
-      getSnapshot: (stream, key) =>
-        Effect.sync(() => {
-          const json = backing.snapshots.get(stream)?.get(key)
-          return json === undefined ? Option.none() : Option.some<unknown>(JSON.parse(json))
-        }),
-      listSnapshots: (stream, prefix) =>
-        Effect.sync(() => {
-          const area = backing.snapshots.get(stream)
-          if (area === undefined) return []
-          const keys = [...area.keys()].filter((key) => key.startsWith(prefix)).sort(compareCodePoints)
-          return keys.map((key): SnapshotEntry => ({ stream, key, body: JSON.parse(area.get(key)!) }))
-        }),
+      ...memoryReads(backing),
       stats: Effect.sync((): StoreStats => ({ ...counters }))
     })
   })
+
+/** The store's reads; bodies parsed from their JSON text on every read. */
+const memoryReads = (backing: MemoryBacking): Pick<StoreCore, "readStream" | "streams" | "lastSeq" | "getSnapshot" | "listSnapshots"> => ({
+  readStream: (stream, fromSeq, limit) =>
+    Effect.sync(() => {
+      const stored = backing.streams.get(stream) ?? []
+      const end = limit === undefined ? stored.length : Math.min(stored.length, fromSeq - 1 + limit)
+      const out: Array<JournalEntry> = []
+      for (let i = fromSeq - 1; i < end; i++) {
+        const entry = stored[i]!
+        out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(entry.json) })
+      }
+      return out
+    }),
+  streams: Effect.sync(() => [...backing.streams.keys()].sort(compareCodePoints)),
+  lastSeq: (stream) => Effect.sync(() => headOf(backing, stream)),
+  getSnapshot: (stream, key) =>
+    Effect.sync(() => {
+      const json = backing.snapshots.get(stream)?.get(key)
+      return json === undefined ? Option.none() : Option.some<unknown>(JSON.parse(json))
+    }),
+  listSnapshots: (stream, prefix) =>
+    Effect.sync(() => {
+      const area = backing.snapshots.get(stream)
+      if (area === undefined) return []
+      const keys = [...area.keys()].filter((key) => key.startsWith(prefix)).sort(compareCodePoints)
+      return keys.map((key): SnapshotEntry => ({ stream, key, body: JSON.parse(area.get(key)!) }))
+    })
+})

@@ -24,7 +24,7 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { PgliteStartupError, StoreConfigError } from "./errors.ts"
-import { pglitePackage, precompilePglite } from "./pglite-wasm.ts"
+import { pglitePackage, precompilePglite, type PgliteWasmModule } from "./pglite-wasm.ts"
 
 export interface PgliteOptions {
   /** Directory holding the database (default `./.sandnet`, relative to the working directory). */
@@ -212,6 +212,53 @@ const lockDataDir = (dataDir: string) =>
     (lockFile) => Effect.sync(() => fs.rmSync(lockFile, { force: true }))
   )
 
+/** Turns a start-up failure into a PgliteStartupError saying what did not work. */
+type StartupFailure = (message: string) => (cause: unknown) => PgliteStartupError
+
+/** Creates and locks the data directory and fills `pgdata` (from the template when new); says where it came from. */
+const prepareDataDir = (dataDir: string, pgdata: string, template: string | false | undefined, fail: StartupFailure) =>
+  Effect.gen(function*() {
+    yield* Effect.try({ try: () => fs.mkdirSync(dataDir, { recursive: true }), catch: fail("cannot create the data directory") })
+    yield* lockDataDir(dataDir)
+    const chosen = template ?? (yield* Effect.try({ try: defaultTemplateDir, catch: fail("no template directory") }))
+    return yield* Effect.tryPromise({
+      try: () => preparePgdata(dataDir, pgdata, chosen),
+      catch: fail("cannot prepare the data directory")
+    })
+  })
+
+/** Opens PGlite on `pgdata` (with the precompiled WebAssembly module when there is one), closed with the scope. */
+const openPglite = (pgdata: string, wasm: Promise<PgliteWasmModule | undefined>, fail: StartupFailure) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pgliteWasmModule = await wasm
+        const options = { dataDir: pgdata, initDbStartParams: INITDB_PARAMS }
+        return PGlite.create(pgliteWasmModule === undefined ? options : { ...options, pgliteWasmModule })
+      },
+      catch: fail("PGlite did not start")
+    }),
+    (db) => Effect.tryPromise(() => db.close()).pipe(Effect.ignore)
+  )
+
+/** Serves PGlite on a loopback socket (one connection), stopped with the scope; returns the port. */
+const serveOverSocket = (db: PGlite, host: string, port: number, fail: StartupFailure) =>
+  Effect.gen(function*() {
+    const server = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const server = new PGLiteSocketServer({ db, host, port, maxConnections: 1 })
+          await server.start()
+          return server
+        },
+        catch: fail("the PGlite socket server did not start")
+      }),
+      (server) => Effect.tryPromise(() => server.stop()).pipe(Effect.ignore)
+    )
+    const conn = server.getServerConn()
+    return Number(conn.slice(conn.lastIndexOf(":") + 1))
+  })
+
 /**
  * The embedded database as a `PgClient` / `SqlClient` (plus `EmbeddedPglite` info). Releasing the
  * layer closes, in order: the client pool, the socket server, PGlite, the lock.
@@ -225,48 +272,18 @@ export const pgliteLayer = (
       const dataDir = path.resolve(options.dataDir ?? DEFAULT_DATA_DIR)
       const pgdata = path.join(dataDir, "pgdata")
       const host = options.host ?? "127.0.0.1"
-      const fail = (message: string) => (cause: unknown) =>
+      const fail: StartupFailure = (message) => (cause) =>
         new PgliteStartupError({ dataDir, message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
 
       const wasm = precompilePglite().then(
         (module) => module,
         () => undefined
       )
-      yield* Effect.try({ try: () => fs.mkdirSync(dataDir, { recursive: true }), catch: fail("cannot create the data directory") })
-      yield* lockDataDir(dataDir)
-      const template = options.template ?? (yield* Effect.try({ try: defaultTemplateDir, catch: fail("no template directory") }))
-      const origin = yield* Effect.tryPromise({
-        try: () => preparePgdata(dataDir, pgdata, template),
-        catch: fail("cannot prepare the data directory")
-      })
+      const origin = yield* prepareDataDir(dataDir, pgdata, options.template, fail)
       const prepared = performance.now()
-
-      const db = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: async () => {
-            const pgliteWasmModule = await wasm
-            const options = { dataDir: pgdata, initDbStartParams: INITDB_PARAMS }
-            return PGlite.create(pgliteWasmModule === undefined ? options : { ...options, pgliteWasmModule })
-          },
-          catch: fail("PGlite did not start")
-        }),
-        (db) => Effect.tryPromise(() => db.close()).pipe(Effect.ignore)
-      )
+      const db = yield* openPglite(pgdata, wasm, fail)
       const opened = performance.now()
-
-      const server = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: async () => {
-            const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: 1 })
-            await server.start()
-            return server
-          },
-          catch: fail("the PGlite socket server did not start")
-        }),
-        (server) => Effect.tryPromise(() => server.stop()).pipe(Effect.ignore)
-      )
-      const conn = server.getServerConn()
-      const port = Number(conn.slice(conn.lastIndexOf(":") + 1))
+      const port = yield* serveOverSocket(db, host, options.port ?? 0, fail)
 
       const client = yield* PgClient.make({
         host,

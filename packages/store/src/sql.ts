@@ -9,11 +9,11 @@ import * as PgMigrator from "@effect/sql-pg/PgMigrator"
 import type { PgClient } from "@effect/sql-pg/PgClient"
 import { SqlClient } from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment, Identifier } from "@effect/sql/Statement"
 import { Effect, Option, type Scope } from "effect"
 import { StorageError, StoreConfigError } from "./errors.ts"
 import type { JournalEntry, SnapshotEntry } from "./model.ts"
-import { type EventStoreService, makeService } from "./service.ts"
+import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
 import { type CommitPlan, makeWriter, type WriterBackend } from "./writer.ts"
 
 export interface SqlStoreOptions {
@@ -137,6 +137,25 @@ export const dropSchema = (schema: string): Effect.Effect<void, StorageError | S
 
 type Seq = string | number
 
+/** The node's tables, named with their schema. */
+interface Tables {
+  readonly sql: SqlClient
+  readonly schema: string
+  readonly streams: Identifier
+  readonly events: Identifier
+  readonly snapshots: Identifier
+  readonly assert: Identifier
+}
+
+const tablesOf = (sql: SqlClient, schema: string): Tables => ({
+  sql,
+  schema,
+  streams: sql(`${schema}.streams`),
+  events: sql(`${schema}.events`),
+  snapshots: sql(`${schema}.snapshots`),
+  assert: sql(`${schema}.sandnet_assert`)
+})
+
 /** @internal */
 export const makeSqlStore = (
   options: SqlStoreOptions = {}
@@ -144,120 +163,124 @@ export const makeSqlStore = (
   Effect.gen(function*() {
     const schema = yield* validateSchema(options.schema ?? DEFAULT_SCHEMA)
     yield* migrate(schema)
-    const sql = yield* SqlClient
-    const streamsT = sql(`${schema}.streams`)
-    const eventsT = sql(`${schema}.events`)
-    const snapshotsT = sql(`${schema}.snapshots`)
-
-    const assertT = sql(`${schema}.sandnet_assert`)
-
-    // One autocommitted statement (one round trip, one commit): the events, the head moves and the
-    // snapshot ops, each a data-modifying CTE (PostgreSQL runs them all to completion whether or not
-    // the main query reads them), only those the plan needs. The final assertion aborts the whole
-    // statement if a head was not where this writer expected it (another writer on the schema); the
-    // primary key does if a seq is taken.
-    const headsMoved = `stream heads in schema ${schema} moved under the store: is another process writing to it?`
-    const commit = (plan: CommitPlan) => {
-      const puts = plan.snapshotOps.filter((op) => op.json !== null)
-      const deletes = plan.snapshotOps.filter((op) => op.json === null)
-      const ctes: Array<Fragment> = []
-      if (plan.entries.length > 0) {
-        ctes.push(sql`new_events AS (
-          INSERT INTO ${eventsT} (stream, seq, kind, body)
-          SELECT * FROM unnest(
-            ${plan.entries.map((e) => e.stream)}::text[], ${plan.entries.map((e) => e.seq)}::int8[],
-            ${plan.entries.map((e) => e.kind)}::text[], ${plan.entries.map((e) => e.json)}::json[]))`)
-      }
-      // Heads: existing streams move from `expected` to `last`; new streams (expected 0) are created.
-      const moving = plan.heads.filter((h) => h.expected > 0)
-      const creating = plan.heads.filter((h) => h.expected === 0)
-      const counted: Array<Fragment> = []
-      if (moving.length > 0) {
-        ctes.push(sql`moved AS (
-          UPDATE ${streamsT} AS h SET last_seq = t.last_seq
-          FROM unnest(${moving.map((h) => h.stream)}::text[], ${moving.map((h) => h.expected)}::int8[],
-            ${moving.map((h) => h.last)}::int8[]) AS t(stream, expected, last_seq)
-          WHERE h.stream = t.stream AND h.last_seq = t.expected
-          RETURNING 1)`)
-        counted.push(sql`(SELECT count(*) FROM moved)`)
-      }
-      if (creating.length > 0) {
-        ctes.push(sql`created AS (
-          INSERT INTO ${streamsT} (stream, last_seq)
-          SELECT * FROM unnest(${creating.map((h) => h.stream)}::text[], ${creating.map((h) => h.last)}::int8[])
-          RETURNING 1)`)
-        counted.push(sql`(SELECT count(*) FROM created)`)
-      }
-      if (deletes.length > 0) {
-        ctes.push(sql`deleted AS (
-          DELETE FROM ${snapshotsT} AS s
-          USING unnest(${deletes.map((op) => op.stream)}::text[], ${deletes.map((op) => op.key)}::text[]) AS d(stream, key)
-          WHERE s.stream = d.stream AND s.key = d.key)`)
-      }
-      if (puts.length > 0) {
-        ctes.push(sql`put AS (
-          INSERT INTO ${snapshotsT} (stream, key, body)
-          SELECT * FROM unnest(
-            ${puts.map((op) => op.stream)}::text[], ${puts.map((op) => op.key)}::text[], ${puts.map((op) => op.json)}::json[])
-          ON CONFLICT (stream, key) DO UPDATE SET body = EXCLUDED.body)`)
-      }
-      if (ctes.length === 0) return Effect.void
-      const result = counted.length > 0
-        ? sql`SELECT ${assertT}(${sql.join(" + ", false)(counted)} = ${plan.heads.length}, ${headsMoved})`
-        : sql`SELECT 1`
-      return sql`WITH ${sql.join(",\n", false)(ctes)} ${result}`.pipe(Effect.asVoid, Effect.mapError(storageError("commit")))
-    }
-
-    const backend: WriterBackend = {
-      loadHeads: sql<{ stream: string; last_seq: Seq }>`SELECT stream, last_seq FROM ${streamsT}`.pipe(
-        Effect.map((rows) => new Map(rows.map((row) => [row.stream, Number(row.last_seq)] as const))),
-        Effect.mapError(storageError("loadHeads"))
-      ),
-      commit,
-      reset: (stream) =>
-        (stream === undefined
-          ? sql`TRUNCATE ${eventsT}, ${streamsT}, ${snapshotsT}`.pipe(Effect.asVoid)
-          : Effect.all([
-            sql`DELETE FROM ${eventsT} WHERE stream = ${stream}`,
-            sql`DELETE FROM ${streamsT} WHERE stream = ${stream}`,
-            sql`DELETE FROM ${snapshotsT} WHERE stream = ${stream}`
-          ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
-    }
-    const writer = yield* makeWriter(backend, options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
-
-    return makeService({
-      write: writer.write,
-      reset: writer.reset,
-      readStream: (stream, fromSeq, limit) =>
-        sql<{ seq: Seq; kind: string; body: unknown }>`
-          SELECT seq, kind, body FROM ${eventsT}
-          WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit ?? null}`.pipe(
-          Effect.map((rows) =>
-            rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))
-          ),
-          Effect.mapError(storageError("readStream"))
-        ),
-      streams: sql<{ stream: string }>`SELECT stream FROM ${streamsT} ORDER BY stream`.pipe(
-        Effect.map((rows) => rows.map((row) => row.stream)),
-        Effect.mapError(storageError("streams"))
-      ),
-      lastSeq: (stream) =>
-        sql<{ last_seq: Seq }>`SELECT last_seq FROM ${streamsT} WHERE stream = ${stream}`.pipe(
-          Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].last_seq))),
-          Effect.mapError(storageError("lastSeq"))
-        ),
-      getSnapshot: (stream, key) =>
-        sql<{ body: unknown }>`SELECT body FROM ${snapshotsT} WHERE stream = ${stream} AND key = ${key}`.pipe(
-          Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(rows[0].body))),
-          Effect.mapError(storageError("getSnapshot"))
-        ),
-      listSnapshots: (stream, prefix) =>
-        sql<{ key: string; body: unknown }>`
-          SELECT key, body FROM ${snapshotsT}
-          WHERE stream = ${stream} AND starts_with(key, ${prefix}) ORDER BY key`.pipe(
-          Effect.map((rows) => rows.map((row): SnapshotEntry => ({ stream, key: row.key, body: row.body }))),
-          Effect.mapError(storageError("listSnapshots"))
-        ),
-      stats: writer.stats
-    })
+    const tables = tablesOf(yield* SqlClient, schema)
+    const writer = yield* makeWriter(sqlWriterBackend(tables), options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
+    return makeService({ write: writer.write, reset: writer.reset, ...sqlReads(tables), stats: writer.stats })
   })
+
+/**
+ * One autocommitted statement (one round trip, one commit): the events, the head moves and the
+ * snapshot ops, each a data-modifying CTE (PostgreSQL runs them all to completion whether or not
+ * the main query reads them), only those the plan needs. The final assertion aborts the whole
+ * statement if a head was not where this writer expected it (another writer on the schema); the
+ * primary key does if a seq is taken.
+ */
+const commitPlan = (tables: Tables, plan: CommitPlan): Effect.Effect<void, StorageError> => {
+  const { sql } = tables
+  const headsMoved = `stream heads in schema ${tables.schema} moved under the store: is another process writing to it?`
+  const puts = plan.snapshotOps.filter((op) => op.json !== null)
+  const deletes = plan.snapshotOps.filter((op) => op.json === null)
+  const ctes: Array<Fragment> = []
+  if (plan.entries.length > 0) {
+    ctes.push(sql`new_events AS (
+      INSERT INTO ${tables.events} (stream, seq, kind, body)
+      SELECT * FROM unnest(
+        ${plan.entries.map((e) => e.stream)}::text[], ${plan.entries.map((e) => e.seq)}::int8[],
+        ${plan.entries.map((e) => e.kind)}::text[], ${plan.entries.map((e) => e.json)}::json[]))`)
+  }
+  // Heads: existing streams move from `expected` to `last`; new streams (expected 0) are created.
+  const moving = plan.heads.filter((h) => h.expected > 0)
+  const creating = plan.heads.filter((h) => h.expected === 0)
+  const counted: Array<Fragment> = []
+  if (moving.length > 0) {
+    ctes.push(sql`moved AS (
+      UPDATE ${tables.streams} AS h SET last_seq = t.last_seq
+      FROM unnest(${moving.map((h) => h.stream)}::text[], ${moving.map((h) => h.expected)}::int8[],
+        ${moving.map((h) => h.last)}::int8[]) AS t(stream, expected, last_seq)
+      WHERE h.stream = t.stream AND h.last_seq = t.expected
+      RETURNING 1)`)
+    counted.push(sql`(SELECT count(*) FROM moved)`)
+  }
+  if (creating.length > 0) {
+    ctes.push(sql`created AS (
+      INSERT INTO ${tables.streams} (stream, last_seq)
+      SELECT * FROM unnest(${creating.map((h) => h.stream)}::text[], ${creating.map((h) => h.last)}::int8[])
+      RETURNING 1)`)
+    counted.push(sql`(SELECT count(*) FROM created)`)
+  }
+  if (deletes.length > 0) {
+    ctes.push(sql`deleted AS (
+      DELETE FROM ${tables.snapshots} AS s
+      USING unnest(${deletes.map((op) => op.stream)}::text[], ${deletes.map((op) => op.key)}::text[]) AS d(stream, key)
+      WHERE s.stream = d.stream AND s.key = d.key)`)
+  }
+  if (puts.length > 0) {
+    ctes.push(sql`put AS (
+      INSERT INTO ${tables.snapshots} (stream, key, body)
+      SELECT * FROM unnest(
+        ${puts.map((op) => op.stream)}::text[], ${puts.map((op) => op.key)}::text[], ${puts.map((op) => op.json)}::json[])
+      ON CONFLICT (stream, key) DO UPDATE SET body = EXCLUDED.body)`)
+  }
+  if (ctes.length === 0) return Effect.void
+  const result = counted.length > 0
+    ? sql`SELECT ${tables.assert}(${sql.join(" + ", false)(counted)} = ${plan.heads.length}, ${headsMoved})`
+    : sql`SELECT 1`
+  return sql`WITH ${sql.join(",\n", false)(ctes)} ${result}`.pipe(Effect.asVoid, Effect.mapError(storageError("commit")))
+}
+
+/** The writer's database side: heads, commits, resets. */
+const sqlWriterBackend = (tables: Tables): WriterBackend => {
+  const { sql, events, streams, snapshots } = tables
+  return {
+    loadHeads: sql<{ stream: string; last_seq: Seq }>`SELECT stream, last_seq FROM ${streams}`.pipe(
+      Effect.map((rows) => new Map(rows.map((row) => [row.stream, Number(row.last_seq)] as const))),
+      Effect.mapError(storageError("loadHeads"))
+    ),
+    commit: (plan) => commitPlan(tables, plan),
+    reset: (stream) =>
+      (stream === undefined
+        ? sql`TRUNCATE ${events}, ${streams}, ${snapshots}`.pipe(Effect.asVoid)
+        : Effect.all([
+          sql`DELETE FROM ${events} WHERE stream = ${stream}`,
+          sql`DELETE FROM ${streams} WHERE stream = ${stream}`,
+          sql`DELETE FROM ${snapshots} WHERE stream = ${stream}`
+        ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
+  }
+}
+
+/** The store's reads, straight from the tables. */
+const sqlReads = (tables: Tables): Pick<StoreCore, "readStream" | "streams" | "lastSeq" | "getSnapshot" | "listSnapshots"> => {
+  const { sql, events, streams, snapshots } = tables
+  return {
+    readStream: (stream, fromSeq, limit) =>
+      sql<{ seq: Seq; kind: string; body: unknown }>`
+        SELECT seq, kind, body FROM ${events}
+        WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit ?? null}`.pipe(
+        Effect.map((rows) =>
+          rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))
+        ),
+        Effect.mapError(storageError("readStream"))
+      ),
+    streams: sql<{ stream: string }>`SELECT stream FROM ${streams} ORDER BY stream`.pipe(
+      Effect.map((rows) => rows.map((row) => row.stream)),
+      Effect.mapError(storageError("streams"))
+    ),
+    lastSeq: (stream) =>
+      sql<{ last_seq: Seq }>`SELECT last_seq FROM ${streams} WHERE stream = ${stream}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].last_seq))),
+        Effect.mapError(storageError("lastSeq"))
+      ),
+    getSnapshot: (stream, key) =>
+      sql<{ body: unknown }>`SELECT body FROM ${snapshots} WHERE stream = ${stream} AND key = ${key}`.pipe(
+        Effect.map((rows) => (rows[0] === undefined ? Option.none() : Option.some(rows[0].body))),
+        Effect.mapError(storageError("getSnapshot"))
+      ),
+    listSnapshots: (stream, prefix) =>
+      sql<{ key: string; body: unknown }>`
+        SELECT key, body FROM ${snapshots}
+        WHERE stream = ${stream} AND starts_with(key, ${prefix}) ORDER BY key`.pipe(
+        Effect.map((rows) => rows.map((row): SnapshotEntry => ({ stream, key: row.key, body: row.body }))),
+        Effect.mapError(storageError("listSnapshots"))
+      )
+  }
+}

@@ -75,6 +75,124 @@ const toStorageError = (operation: string, cause: Cause.Cause<StorageError>): St
   return new StorageError({ operation, message: Cause.pretty(cause), cause: Cause.squash(cause) })
 }
 
+/** What the writer fiber keeps between batches. */
+interface WriterState {
+  readonly backend: WriterBackend
+  /** Last committed seq of every stream, as far as the writer knows. */
+  readonly heads: Map<string, number>
+  /** A commit or reset failed (it may or may not have reached the database): reload the heads first. */
+  stale: boolean
+  readonly counters: { commits: number; writes: number; entries: number; snapshotOps: number }
+}
+
+const failAll = (items: ReadonlyArray<Item>, error: StorageError | StoreClosed) =>
+  Effect.forEach(
+    items,
+    (item) => item._tag === "Write" ? Deferred.fail(item.done, error) : Deferred.fail(item.done, error),
+    { discard: true }
+  )
+
+/** Moves of the heads a batch makes: from `expected` (committed) to `last`. */
+type Working = Map<string, { expected: number; last: number }>
+
+/** Checks each request in queue order against the heads as moved by the ones before; fails the rejected ones. */
+const acceptWrites = (state: WriterState, items: ReadonlyArray<WriteItem>) =>
+  Effect.gen(function*() {
+    const { heads } = state
+    const working: Working = new Map()
+    const headOf = (stream: string) => working.get(stream)?.last ?? heads.get(stream) ?? 0
+    const accepted: Array<WriteItem> = []
+    for (const item of items) {
+      const rejected = checkHeads(item.write, headOf)
+      if (rejected !== undefined) {
+        yield* Deferred.fail(item.done, rejected)
+        continue
+      }
+      for (const [stream, span] of item.write.spans) {
+        const moved = working.get(stream)
+        if (moved !== undefined) moved.last = span.last
+        else working.set(stream, { expected: heads.get(stream) ?? 0, last: span.last })
+      }
+      accepted.push(item)
+    }
+    return { accepted, working }
+  })
+
+/** One transaction for the accepted requests: their rows in queue order, the heads' moves, the snapshot ops collapsed. */
+const planOf = (accepted: ReadonlyArray<WriteItem>, working: Working): CommitPlan => {
+  const entries: Array<EncodedEntry> = []
+  const ops: Array<EncodedSnapshotOp> = []
+  for (const item of accepted) {
+    for (const entry of item.write.entries) entries.push(entry)
+    for (const op of item.write.snapshotOps) ops.push(op)
+  }
+  return {
+    entries,
+    heads: [...working].map(([stream, moved]) => ({ stream, expected: moved.expected, last: moved.last })),
+    snapshotOps: collapseSnapshotOps(ops)
+  }
+}
+
+/** Commits a batch of writes (after reloading stale heads) and answers each caller. */
+const flush = (state: WriterState, items: ReadonlyArray<WriteItem>) =>
+  Effect.gen(function*() {
+    if (items.length === 0) return
+    const { backend, heads, counters } = state
+    if (state.stale) {
+      const reloaded = yield* Effect.exit(backend.loadHeads)
+      if (Exit.isFailure(reloaded)) return yield* failAll(items, toStorageError("loadHeads", reloaded.cause))
+      heads.clear()
+      for (const [stream, seq] of reloaded.value) heads.set(stream, seq)
+      state.stale = false
+    }
+    const { accepted, working } = yield* acceptWrites(state, items)
+    if (accepted.length === 0) return
+    const plan = planOf(accepted, working)
+    const exit = yield* Effect.exit(backend.commit(plan))
+    if (Exit.isSuccess(exit)) {
+      for (const moved of plan.heads) heads.set(moved.stream, moved.last)
+      counters.commits += 1
+      counters.writes += accepted.length
+      counters.entries += plan.entries.length
+      counters.snapshotOps += plan.snapshotOps.length
+      yield* Effect.forEach(accepted, (item) => Deferred.succeed(item.done, undefined), { discard: true })
+    } else {
+      // The transaction may or may not have reached the database (e.g. a lost COMMIT reply):
+      // re-read the heads before trusting them again.
+      state.stale = true
+      yield* failAll(accepted, toStorageError("commit", exit.cause))
+    }
+  })
+
+const runReset = (state: WriterState, item: ResetItem) =>
+  Effect.gen(function*() {
+    const exit = yield* Effect.exit(state.backend.reset(item.stream))
+    if (Exit.isSuccess(exit)) {
+      if (item.stream === undefined) state.heads.clear()
+      else state.heads.delete(item.stream)
+      yield* Deferred.succeed(item.done, undefined)
+    } else {
+      state.stale = true
+      yield* Deferred.fail(item.done, toStorageError("reset", exit.cause))
+    }
+  })
+
+/** The requests taken from the queue, in order: writes between resets go in one transaction. */
+const processGroup = (state: WriterState, items: ReadonlyArray<Item>) =>
+  Effect.gen(function*() {
+    let segment: Array<WriteItem> = []
+    for (const item of items) {
+      if (item._tag === "Write") {
+        segment.push(item)
+      } else {
+        yield* flush(state, segment)
+        segment = []
+        yield* runReset(state, item)
+      }
+    }
+    yield* flush(state, segment)
+  })
+
 /** Starts the writer fiber in the current scope; closing the scope lets the batch in flight finish, then fails the rest with StoreClosed. */
 export const makeWriter = (
   backend: WriterBackend,
@@ -82,107 +200,21 @@ export const makeWriter = (
 ): Effect.Effect<Writer, StorageError, Scope.Scope> =>
   Effect.gen(function*() {
     const maxBatch = Math.max(1, options.maxBatch ?? 1024)
-    const heads = new Map(yield* backend.loadHeads)
-    let stale = false
+    const state: WriterState = {
+      backend,
+      heads: new Map(yield* backend.loadHeads),
+      stale: false,
+      counters: { commits: 0, writes: 0, entries: 0, snapshotOps: 0 }
+    }
     let closed = false
-    const counters = { commits: 0, writes: 0, entries: 0, snapshotOps: 0 }
     const queue = yield* Queue.unbounded<Item>()
-
-    const failAll = (items: ReadonlyArray<Item>, error: StorageError | StoreClosed) =>
-      Effect.forEach(
-        items,
-        (item) => item._tag === "Write" ? Deferred.fail(item.done, error) : Deferred.fail(item.done, error),
-        { discard: true }
-      )
-
-    const flush = (items: ReadonlyArray<WriteItem>) =>
-      Effect.gen(function*() {
-        if (items.length === 0) return
-        if (stale) {
-          const reloaded = yield* Effect.exit(backend.loadHeads)
-          if (Exit.isFailure(reloaded)) return yield* failAll(items, toStorageError("loadHeads", reloaded.cause))
-          heads.clear()
-          for (const [stream, seq] of reloaded.value) heads.set(stream, seq)
-          stale = false
-        }
-        const working = new Map<string, { expected: number; last: number }>()
-        const headOf = (stream: string) => working.get(stream)?.last ?? heads.get(stream) ?? 0
-        const accepted: Array<WriteItem> = []
-        for (const item of items) {
-          const rejected = checkHeads(item.write, headOf)
-          if (rejected !== undefined) {
-            yield* Deferred.fail(item.done, rejected)
-            continue
-          }
-          for (const [stream, span] of item.write.spans) {
-            const moved = working.get(stream)
-            if (moved !== undefined) moved.last = span.last
-            else working.set(stream, { expected: heads.get(stream) ?? 0, last: span.last })
-          }
-          accepted.push(item)
-        }
-        if (accepted.length === 0) return
-        const entries: Array<EncodedEntry> = []
-        const ops: Array<EncodedSnapshotOp> = []
-        for (const item of accepted) {
-          for (const entry of item.write.entries) entries.push(entry)
-          for (const op of item.write.snapshotOps) ops.push(op)
-        }
-        const plan: CommitPlan = {
-          entries,
-          heads: [...working].map(([stream, moved]) => ({ stream, expected: moved.expected, last: moved.last })),
-          snapshotOps: collapseSnapshotOps(ops)
-        }
-        const exit = yield* Effect.exit(backend.commit(plan))
-        if (Exit.isSuccess(exit)) {
-          for (const moved of plan.heads) heads.set(moved.stream, moved.last)
-          counters.commits += 1
-          counters.writes += accepted.length
-          counters.entries += plan.entries.length
-          counters.snapshotOps += plan.snapshotOps.length
-          yield* Effect.forEach(accepted, (item) => Deferred.succeed(item.done, undefined), { discard: true })
-        } else {
-          // The transaction may or may not have reached the database (e.g. a lost COMMIT reply):
-          // re-read the heads before trusting them again.
-          stale = true
-          yield* failAll(accepted, toStorageError("commit", exit.cause))
-        }
-      })
-
-    const runReset = (item: ResetItem) =>
-      Effect.gen(function*() {
-        const exit = yield* Effect.exit(backend.reset(item.stream))
-        if (Exit.isSuccess(exit)) {
-          if (item.stream === undefined) heads.clear()
-          else heads.delete(item.stream)
-          yield* Deferred.succeed(item.done, undefined)
-        } else {
-          stale = true
-          yield* Deferred.fail(item.done, toStorageError("reset", exit.cause))
-        }
-      })
-
-    const processGroup = (items: ReadonlyArray<Item>) =>
-      Effect.gen(function*() {
-        let segment: Array<WriteItem> = []
-        for (const item of items) {
-          if (item._tag === "Write") {
-            segment.push(item)
-          } else {
-            yield* flush(segment)
-            segment = []
-            yield* runReset(item)
-          }
-        }
-        yield* flush(segment)
-      })
 
     // Interruptible only while waiting for work: a batch, once taken, is always finished.
     const step = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function*() {
         const first = yield* restore(Queue.take(queue))
         const rest = maxBatch > 1 ? Chunk.toReadonlyArray(yield* Queue.takeUpTo(queue, maxBatch - 1)) : []
-        yield* processGroup([first, ...rest])
+        yield* processGroup(state, [first, ...rest])
       })
     )
 
@@ -220,7 +252,7 @@ export const makeWriter = (
         (done) => enqueue({ _tag: "Reset", stream, done }, done)
       )
 
-    const stats = Effect.sync((): StoreStats => ({ ...counters }))
+    const stats = Effect.sync((): StoreStats => ({ ...state.counters }))
 
     return { write, reset, stats, queued: Queue.size(queue) }
   })

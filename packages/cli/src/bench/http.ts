@@ -9,7 +9,8 @@
  * store. Offer creations are answered once the offer is committed on the ledger.
  */
 import { EventStore } from "@sandnet/store"
-import { baseUrl, makeDevToken, NodeRoutes, nodeStorageLayer, persistentNodeRuntimeLayer, serve, storedUserManagementLayer } from "@sandnet/http"
+import { baseUrl, makeDevToken, NodeRoutes, serve } from "@sandnet/http"
+import { nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"

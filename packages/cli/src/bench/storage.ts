@@ -11,16 +11,8 @@
 import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { TransferOffer } from "@sandnet/engine"
-import {
-  baseUrl,
-  makeDevToken,
-  NodeRoutes,
-  NodeRuntime,
-  nodeStorageLayer,
-  persistentNodeRuntimeLayer,
-  serve,
-  storedUserManagementLayer
-} from "@sandnet/http"
+import { baseUrl, makeDevToken, NodeRoutes, serve } from "@sandnet/http"
+import { NodeRuntime, nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer, type EngineInstance } from "@sandnet/node"
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -57,6 +49,9 @@ const OFFERS = 1500
 const CLIENTS = 32
 const WARMUP = 100
 
+type Post = (token: string, path: string, body: unknown) => Promise<Response>
+type OfferRequest = (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
+
 /** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s and commits. */
 export const offerLoad = (storeContext: Context.Context<EventStore>) =>
   Effect.gen(function* () {
@@ -71,77 +66,13 @@ export const offerLoad = (storeContext: Context.Context<EventStore>) =>
     const store = Context.get(context, EventStore)
     const admin = yield* makeDevToken({ user: "participant_admin", secret: "unsafe" })
     const result = yield* Effect.promise(async () => {
-      const post = (token: string, p: string, body: unknown) =>
+      const post: Post = (token, p, body) =>
         fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
-      const operator = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
-      const run = randomBytes(3).toString("hex")
-      const offer = (party: string, i: number) => ({
-        commands: [
-          {
-            CreateCommand: {
-              templateId: TransferOffer.nameReference,
-              createArguments: {
-                sender: party,
-                receiver: party,
-                dso: engine.network.dso,
-                amount: { amount: "1.0000000000", unit: "CoinUnit" },
-                description: "bench",
-                expiresAt: "2099-01-01T00:00:00.000000Z",
-                trackingId: `bench-${run}-${i}`
-              }
-            }
-          }
-        ],
-        commandId: `bench-${run}-${i}`,
-        actAs: [party]
-      })
-      // W1 (the wallet's transfer offers with tracking ids) when the wallet surface serves it
-      const probe = await fetch(`${url}/api/validator/v0/wallet/balance`, { headers: { authorization: `Bearer ${operator}` } })
-      await probe.arrayBuffer()
-      let request: (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
-      let kind: "W1" | "submit-and-wait"
-      if (probe.status === 200) {
-        kind = "W1"
-        // the validator's wallet user, as `sandnet start` creates it (administrator of the wallet)
-        const operatorParty = engine.network.validators[0]!.operator
-        await post(admin, "/v2/users", {
-          user: { id: "operator", primaryParty: operatorParty },
-          rights: [{ kind: { CanActAs: { value: { party: operatorParty } } } }, { kind: { CanReadAs: { value: { party: operatorParty } } } }, { kind: { ParticipantAdmin: { value: {} } } }]
-        })
-        const bob = await (await post(operator, "/api/validator/v0/admin/users", { name: `bench-${run}` })).json() as { party_id: string }
-        const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
-        request = (i) => ({
-          path: "/api/validator/v0/wallet/transfer-offers",
-          token: operator,
-          body: { receiver_party_id: bob.party_id, amount: "1.0", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}` }
-        })
-      } else {
-        kind = "submit-and-wait"
-        const party = ((await (await post(admin, "/v2/parties", { partyIdHint: "bench" })).json()) as { partyDetails: { party: string } }).partyDetails.party
-        await post(admin, "/v2/users", { user: { id: "bench" }, rights: [{ kind: { CanActAs: { value: { party } } } }] })
-        const token = await Effect.runPromise(makeDevToken({ user: "bench", secret: "unsafe" }))
-        request = (i) => ({ path: "/v2/commands/submit-and-wait", token, body: offer(party, i) })
-      }
-      const load = async (from: number, count: number) => {
-        let next = from
-        let failed = 0
-        let firstFailure = ""
-        await Promise.all(
-          Array.from({ length: CLIENTS }, async () => {
-            while (next < from + count) {
-              const r = request(next++)
-              const answer = await post(r.token, r.path, r.body)
-              const text = await answer.text()
-              if (answer.status !== 200 && failed++ === 0) firstFailure = `${answer.status} ${text.slice(0, 300)}`
-            }
-          })
-        )
-        if (failed > 0) throw new Error(`${failed} offers failed, the first: ${firstFailure}`)
-      }
-      await load(0, WARMUP)
+      const { kind, request } = await offerRequests(url, post, engine, admin)
+      await runLoad(post, request, 0, WARMUP)
       const before = await Effect.runPromise(store.stats())
       const started = performance.now()
-      await load(WARMUP, OFFERS)
+      await runLoad(post, request, WARMUP, OFFERS)
       const seconds = (performance.now() - started) / 1000
       const after = await Effect.runPromise(store.stats())
       return { offersPerSecond: Math.round(OFFERS / seconds), commits: after.commits - before.commits, kind }
@@ -149,6 +80,84 @@ export const offerLoad = (storeContext: Context.Context<EventStore>) =>
     yield* Scope.close(scope, Exit.void)
     return result
   })
+
+/** A TransferOffer create from `party` to itself, as a ledger command. */
+const offerCommand = (engine: EngineInstance, run: string, party: string, i: number) => ({
+  commands: [
+    {
+      CreateCommand: {
+        templateId: TransferOffer.nameReference,
+        createArguments: {
+          sender: party,
+          receiver: party,
+          dso: engine.network.dso,
+          amount: { amount: "1.0000000000", unit: "CoinUnit" },
+          description: "bench",
+          expiresAt: "2099-01-01T00:00:00.000000Z",
+          trackingId: `bench-${run}-${i}`
+        }
+      }
+    }
+  ],
+  commandId: `bench-${run}-${i}`,
+  actAs: [party]
+})
+
+/**
+ * What the load sends: W1 (the wallet's transfer offers with tracking ids) when the wallet surface
+ * serves it, else a TransferOffer create through submit-and-wait; the users they need are created.
+ */
+const offerRequests = async (
+  url: string,
+  post: Post,
+  engine: EngineInstance,
+  admin: string
+): Promise<{ readonly kind: "W1" | "submit-and-wait"; readonly request: OfferRequest }> => {
+  const operator = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
+  const run = randomBytes(3).toString("hex")
+  const probe = await fetch(`${url}/api/validator/v0/wallet/balance`, { headers: { authorization: `Bearer ${operator}` } })
+  await probe.arrayBuffer()
+  if (probe.status === 200) {
+    // the validator's wallet user, as `sandnet start` creates it (administrator of the wallet)
+    const operatorParty = engine.network.validators[0]!.operator
+    await post(admin, "/v2/users", {
+      user: { id: "operator", primaryParty: operatorParty },
+      rights: [{ kind: { CanActAs: { value: { party: operatorParty } } } }, { kind: { CanReadAs: { value: { party: operatorParty } } } }, { kind: { ParticipantAdmin: { value: {} } } }]
+    })
+    const bob = await (await post(operator, "/api/validator/v0/admin/users", { name: `bench-${run}` })).json() as { party_id: string }
+    const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+    return {
+      kind: "W1",
+      request: (i) => ({
+        path: "/api/validator/v0/wallet/transfer-offers",
+        token: operator,
+        body: { receiver_party_id: bob.party_id, amount: "1.0", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}` }
+      })
+    }
+  }
+  const party = ((await (await post(admin, "/v2/parties", { partyIdHint: "bench" })).json()) as { partyDetails: { party: string } }).partyDetails.party
+  await post(admin, "/v2/users", { user: { id: "bench" }, rights: [{ kind: { CanActAs: { value: { party } } } }] })
+  const token = await Effect.runPromise(makeDevToken({ user: "bench", secret: "unsafe" }))
+  return { kind: "submit-and-wait", request: (i) => ({ path: "/v2/commands/submit-and-wait", token, body: offerCommand(engine, run, party, i) }) }
+}
+
+/** Sends requests `from` .. `from + count - 1` from CLIENTS concurrent clients; throws if any failed. */
+const runLoad = async (post: Post, request: OfferRequest, from: number, count: number): Promise<void> => {
+  let next = from
+  let failed = 0
+  let firstFailure = ""
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < from + count) {
+        const r = request(next++)
+        const answer = await post(r.token, r.path, r.body)
+        const text = await answer.text()
+        if (answer.status !== 200 && failed++ === 0) firstFailure = `${answer.status} ${text.slice(0, 300)}`
+      }
+    })
+  )
+  if (failed > 0) throw new Error(`${failed} offers failed, the first: ${firstFailure}`)
+}
 
 const onDatabase = (label: string, schema: string) =>
   Effect.gen(function* () {

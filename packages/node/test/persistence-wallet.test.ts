@@ -7,15 +7,15 @@ import { SIMULATION_EPOCH, micros } from "@sandnet/core"
 import { EventStore, makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Http from "../src/index.ts"
+import * as Node from "../src/index.ts"
 
 const startRuntime = async (backing: MemoryBacking) => {
   const scope = Effect.runSync(Scope.make())
   const runtime = await Effect.runPromise(
     Effect.gen(function* () {
       const store = Context.get(yield* Layer.buildWithScope(EventStore.memoryWith(backing), scope), EventStore)
-      const storage = yield* Http.makeNodeStorage(store)
-      const runtime = yield* Http.makeNodeRuntime({ storage, wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
+      const storage = yield* Node.makeNodeStorage(store)
+      const runtime = yield* Node.makeNodeRuntime({ storage, wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
       return { runtime, store }
     }).pipe(Scope.extend(scope))
   )
@@ -29,14 +29,14 @@ const startRuntime = async (backing: MemoryBacking) => {
 const expectStoredIndexes = async (node: Awaited<ReturnType<typeof startRuntime>>) => {
   await Effect.runPromise(node.runtime.flush)
   const engine = await Effect.runPromise(node.runtime.engine)
-  const expected = Http.Persistence.indexRowsOf(engine.network, () => true)
-  const checks = await Effect.runPromise(Http.Persistence.checkIndexRows(node.store, expected, false))
+  const expected = Node.indexRowsOf(engine.network, () => true)
+  const checks = await Effect.runPromise(Node.checkIndexRows(node.store, expected, false))
   expect(checks.length).toBe(3)
   for (const check of checks) expect(check, check.stream).toMatchObject({ missing: 0, extra: 0, differing: 0 })
   expect(checks.every((c) => c.rows > 0)).toBe(true)
 }
 
-const wallet = <A, E>(runtime: Http.NodeRuntimeService, f: (w: Http.EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
+const wallet = <A, E>(runtime: Node.NodeRuntimeService, f: (w: Node.EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.either(runtime.run((engine) => f(engine.wallets[0]!))))
 
 describe("wallet journals", () => {

@@ -6,7 +6,7 @@ import { SIMULATION_EPOCH, micros } from "@sandnet/core"
 import { EventStore } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { describe, expect, it } from "vitest"
-import * as Http from "../src/index.ts"
+import * as Node from "../src/index.ts"
 
 describe("idle node", () => {
   it("ticks write nothing; advancing time stores the offset", async () => {
@@ -14,8 +14,8 @@ describe("idle node", () => {
     const { runtime, store } = await Effect.runPromise(
       Effect.gen(function* () {
         const store = Context.get(yield* Layer.buildWithScope(EventStore.memory, scope), EventStore)
-        const storage = yield* Http.makeNodeStorage(store)
-        const runtime = yield* Http.makeNodeRuntime({ storage, tickIntervalMillis: 5, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
+        const storage = yield* Node.makeNodeStorage(store)
+        const runtime = yield* Node.makeNodeRuntime({ storage, tickIntervalMillis: 5, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
         return { runtime, store }
       }).pipe(Scope.extend(scope))
     )
@@ -23,7 +23,7 @@ describe("idle node", () => {
     await new Promise((r) => setTimeout(r, 200))
     expect(await Effect.runPromise(store.stats())).toEqual(before)
     await Effect.runPromise(runtime.advanceTime(micros.minutes(5)))
-    const clock = await Effect.runPromise(store.getSnapshot(Http.Persistence.Streams.runtime, "clock"))
+    const clock = await Effect.runPromise(store.getSnapshot(Node.Streams.runtime, "clock"))
     expect(clock).toMatchObject({ _tag: "Some", value: { offset: micros.minutes(5) } })
     await Effect.runPromise(Scope.close(scope, Exit.void))
   })

@@ -1,8 +1,9 @@
 /**
- * A network spread over processes (docs/storage.md, "A network spread over processes"). Every
- * process builds the same network from the configuration the cluster agreed on (same ids), but
- * owns only some of its actors: the participant (and scan, wallet, automations) of its node, and,
- * in the process of the first super validator, the synchronizers' sequencers and mediators.
+ * `ClusterLink`: this process's side of a network spread over processes (docs/storage.md, "A
+ * network spread over processes"). Every process builds the same network from the configuration
+ * the cluster agreed on (same ids), but owns only some of its actors: the participant (and scan,
+ * wallet, automations) of its node, and, in the process of the first super validator, the
+ * synchronizers' sequencers and mediators.
  *
  * - Protocol messages to an actor of another process leave through the cluster transport (a
  *   mailbox table in the cluster's schema), in their wire form, after the journal batch of the
@@ -23,21 +24,10 @@
  */
 import { type CoinNetwork, type EventQueueNetwork, type ParticipantEvent, Wire, type Message } from "@sandnet/engine"
 import type { TrafficSummary, Verdict } from "@sandnet/core"
-import type { ClusterTransportService, OutgoingClusterMessage } from "@sandnet/store"
+import type { OutgoingClusterMessage } from "@sandnet/store"
 import { Effect } from "effect"
-import { Streams } from "./persistence.ts"
-
-export interface ClusterMembership {
-  readonly transport: ClusterTransportService
-  /** This process's node: one of the network's super validators or validators ("sv1", "validator2"). */
-  readonly node: string
-  /** The schema of a node's journals on the shared server (the same function in every process). */
-  readonly schemaOf: (node: string) => string
-}
-
-/** The schema of a node of the cluster `cluster`: `<cluster>_<node>`. */
-export const clusterNodeSchema = (cluster: string, node: string): string =>
-  `${cluster}_${node.toLowerCase().replace(/[^a-z0-9_]+/g, "_")}`.slice(0, 63)
+import { Streams } from "../journal/streams.ts"
+import type { ClusterMembership } from "./membership.ts"
 
 /** Snapshot key (in the `runtime` stream) of the inbox cursor. */
 export const INBOX_KEY = "cluster-inbox"

@@ -4,9 +4,9 @@
  * batches committed together, whatever order the store applies puts and deletes in.
  */
 import { describe, expect, it } from "vitest"
-import * as Http from "../src/index.ts"
+import * as Node from "../src/index.ts"
 
-const { JournalRecorder, mergeBatches } = Http.Persistence
+const { JournalRecorder, mergeBatches } = Node
 
 describe("journal recorder", () => {
   it("keeps the last of put and delete on one key within a batch", () => {

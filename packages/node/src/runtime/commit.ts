@@ -1,0 +1,64 @@
+/**
+ * The commit pipeline: at the end of each engine operation, under the lock, what the operation
+ * changed is journaled and enqueued as one batch (the committer merges the batches queued while a
+ * write is in flight); the messages for other processes of a cluster go out once it is committed.
+ */
+import { Deferred, Effect, Ref } from "effect"
+import type { ClusterOutbound } from "../cluster/outbound.ts"
+import { INBOX_KEY } from "../cluster/link.ts"
+import { derivedIndexes, DERIVED_KEY } from "../indexes/derived.ts"
+import { collectChanges } from "../journal/capture.ts"
+import type { JournalCommitFailed } from "../journal/errors.ts"
+import { Streams } from "../journal/streams.ts"
+import type { RuntimeContext } from "./context.ts"
+import type { EngineInstance } from "./service.ts"
+
+/** Write derived indexes every this many batches (and at shutdown). */
+const DERIVED_EVERY = 256
+
+/** What to await for a batch's commit (nothing: no storage). */
+export type Commit = Deferred.Deferred<void, JournalCommitFailed> | undefined
+
+export interface CommitPipeline {
+  /**
+   * Under the lock: journals what the last operation changed and enqueues it; returns what to
+   * await. An operation that changed nothing (a read) awaits the last batch instead, so that no
+   * answer shows state that a crash could still take back.
+   */
+  readonly commitPoint: (engine: EngineInstance) => Effect.Effect<Commit>
+  /** The last batch enqueued: an operation that changed nothing still waits for it (it may have read its effects). */
+  readonly lastCommit: Effect.Effect<Commit>
+  /** Forgets the last batch (the engine was rebuilt from what the store holds). */
+  readonly forgetLastCommit: Effect.Effect<void>
+}
+
+export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutbound): CommitPipeline => {
+  const { storage, captures, offset } = ctx
+  let lastCommit: Commit
+  let batches = 0
+
+  const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
+    Effect.gen(function* () {
+      if (storage === undefined) return undefined
+      const capture = captures.get(engine)
+      if (capture === undefined) return undefined
+      const inbox = engine.cluster?.takeInboxCursor()
+      if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
+      collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
+      if (!storage.engine.pending) return lastCommit
+      if (++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+      lastCommit = storage.committer.enqueue(storage.engine.drain())
+      return lastCommit
+    })
+
+  return {
+    commitPoint: (engine) =>
+      Effect.tap(journalPoint(engine), (done) => {
+        // Messages for other processes leave once the state that sent them is stored.
+        const messages = engine.cluster?.takeOutbox() ?? []
+        return messages.length === 0 ? Effect.void : outbound.offer(done, messages)
+      }),
+    lastCommit: Effect.sync(() => lastCommit),
+    forgetLastCommit: Effect.sync(() => void (lastCommit = undefined))
+  }
+}

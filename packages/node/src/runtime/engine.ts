@@ -1,0 +1,58 @@
+/**
+ * Creating an engine instance: its base (engine-base.ts), this process's side of the cluster, and
+ * its start (genesis, or replay of the stored journals: start.ts); its wallets and automations
+ * follow (finish.ts).
+ */
+import type { Micros } from "@sandnet/core"
+import type { DsoAutomation, WalletApi } from "@sandnet/engine"
+import { Effect, Option } from "effect"
+import { ClusterLink, INBOX_KEY, type InboxCursor } from "../cluster/link.ts"
+import type { CaptureState } from "../journal/capture.ts"
+import type { JournalReplayFailed } from "../journal/errors.ts"
+import type { StoredJournals } from "../journal/read.ts"
+import { Streams } from "../journal/streams.ts"
+import type { RuntimeContext } from "./context.ts"
+import { buildEngineBase, type EngineBase } from "./engine-base.ts"
+import { finishEngine } from "./finish.ts"
+import type { EngineInstance } from "./service.ts"
+import { startFromGenesis, startFromJournals } from "./start.ts"
+
+export type EngineSource = { readonly _tag: "Genesis" } | { readonly _tag: "Replay"; readonly journals: StoredJournals }
+
+/** Replay of `journals` when they hold anything, else genesis. */
+export const sourceOf = (journals: StoredJournals | undefined): EngineSource =>
+  journals !== undefined && journals.entries.length > 0 ? { _tag: "Replay", journals } : { _tag: "Genesis" }
+
+export interface Built {
+  readonly engine: EngineInstance
+  readonly capture: CaptureState | undefined
+  /** Starts wallets and automations (done already unless the network is spread over processes). */
+  readonly finish: Effect.Effect<void>
+}
+
+export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineSource): Effect.Effect<Built, JournalReplayFailed> =>
+  Effect.gen(function* () {
+    const base = yield* buildEngineBase(ctx.config, start)
+    const cluster = yield* linkCluster(ctx, base)
+    const started = source._tag === "Genesis" ? yield* startFromGenesis(ctx, base, cluster) : yield* startFromJournals(ctx, base, cluster, source.journals)
+    const wallets: Array<WalletApi> = []
+    const dsoAutomations: Array<DsoAutomation> = []
+    const instance: EngineInstance = { ...base, wallets, dsoAutomations, cluster }
+    if (started.capture !== undefined) ctx.captures.set(instance, started.capture)
+    const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals)
+    // One process, one network: genesis is done by now. In a cluster the runtime finishes the
+    // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts).
+    if (cluster === undefined) yield* finish
+    return { engine: instance, capture: started.capture, finish }
+  })
+
+/** In a network spread over processes: this process's side of it, from the stored inbox cursor, routing the queue's messages for other processes. */
+const linkCluster = (ctx: RuntimeContext, base: EngineBase): Effect.Effect<ClusterLink | undefined> =>
+  Effect.gen(function* () {
+    const { storage } = ctx
+    const membership = ctx.options.cluster
+    const inboxCursor = storage === undefined || membership === undefined ? Option.none() : yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, INBOX_KEY))
+    const cluster = membership === undefined ? undefined : new ClusterLink(membership, base.network, Option.getOrUndefined(inboxCursor) as InboxCursor | undefined)
+    cluster?.attach(base.queue)
+    return cluster
+  })

@@ -1,0 +1,67 @@
+/**
+ * The NodeRuntime layers: without storage (tests, throwaway engines), on the NodeStorage in
+ * context, and for one node of a network spread over processes.
+ */
+import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
+import { makeClusterTransport, type StorageError, type StoreConfigError } from "@sandnet/store"
+import { Effect, Layer } from "effect"
+import { clusterNodeSchema } from "../cluster/membership.ts"
+import { JournalReplayFailed } from "../journal/errors.ts"
+import { NodeStorage } from "../storage/node-storage.ts"
+import { makeNodeRuntime } from "./runtime.ts"
+import { NodeRuntime, type NodeRuntimeOptions } from "./service.ts"
+
+/** A runtime without storage (tests, throwaway engines): nothing is persisted. */
+export const nodeRuntimeLayer = (options: Omit<NodeRuntimeOptions, "storage"> = {}): Layer.Layer<NodeRuntime> =>
+  Layer.scoped(NodeRuntime, Effect.orDie(makeNodeRuntime(options)))
+
+/** A runtime on the NodeStorage in context: resumes from its journals and journals everything. */
+export const persistentNodeRuntimeLayer = (
+  options: Omit<NodeRuntimeOptions, "storage"> = {}
+): Layer.Layer<NodeRuntime, JournalReplayFailed, NodeStorage> =>
+  Layer.scoped(NodeRuntime, Effect.flatMap(NodeStorage, (storage) => makeNodeRuntime({ ...options, storage })))
+
+export interface ClusterNodeOptions {
+  /** The PostgreSQL server every process of the cluster uses. */
+  readonly url: string
+  /** The cluster's schema (its mailbox and agreed configuration); node schemas are `<cluster>_<node>`. */
+  readonly cluster: string
+  /** This process's node ("sv1", "validator2"). */
+  readonly node: string
+  /** The network's shape, proposed by the first process to start (later ones get the agreed one). */
+  readonly superValidators: number
+  readonly validators: number
+}
+
+/**
+ * A runtime for one node of a network spread over processes (cluster/link.ts) on the NodeStorage in
+ * context, which must be the node's own schema (`clusterNodeSchema(cluster, node)`) on the same server.
+ */
+export const clusterNodeRuntimeLayer = (
+  options: Omit<NodeRuntimeOptions, "storage" | "cluster" | "network">,
+  cluster: ClusterNodeOptions
+): Layer.Layer<NodeRuntime, JournalReplayFailed | StorageError | StoreConfigError, NodeStorage> =>
+  Layer.scoped(
+    NodeRuntime,
+    Effect.gen(function* () {
+      const storage = yield* NodeStorage
+      const transport = yield* makeClusterTransport({ url: cluster.url, schema: cluster.cluster })
+      const proposal: CoinNetworkConfig = {
+        ...defaultCoinNetworkConfig,
+        name: cluster.cluster,
+        superValidators: cluster.superValidators,
+        validators: cluster.validators
+      }
+      const agreed = (yield* transport.agree("network", proposal)) as CoinNetworkConfig
+      const stored = storage.initial.entries.length > 0 ? storage.initial.config : undefined
+      if (stored !== undefined && JSON.stringify(stored) !== JSON.stringify(agreed)) {
+        return yield* new JournalReplayFailed({ message: `the node's stored network configuration is not the cluster's (${cluster.cluster}): was the cluster's schema dropped?` })
+      }
+      return yield* makeNodeRuntime({
+        ...options,
+        storage,
+        network: agreed,
+        cluster: { transport, node: cluster.node, schemaOf: (node) => clusterNodeSchema(cluster.cluster, node) }
+      })
+    })
+  )

@@ -1,0 +1,29 @@
+/**
+ * A clean shutdown: the ticker stops, and what the engine changed since the last batch goes to
+ * the store with the derived indexes, so that `sandnet rebuild` can check them.
+ */
+import { Deferred, Effect, Fiber, Ref } from "effect"
+import { derivedIndexes, DERIVED_KEY } from "../indexes/derived.ts"
+import { collectChanges } from "../journal/capture.ts"
+import { Streams } from "../journal/streams.ts"
+import type { RuntimeContext } from "./context.ts"
+import type { EngineInstance } from "./service.ts"
+import type { TickerFibers } from "./ticker.ts"
+
+export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, fibers: TickerFibers): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const { storage, captures, offset } = ctx
+    yield* Fiber.interrupt(fibers.ticker)
+    if (fibers.waker !== undefined) yield* Fiber.interrupt(fibers.waker)
+    if (storage === undefined) return
+    // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.
+    yield* ctx.lock.withPermits(1)(
+      Effect.gen(function* () {
+        const engine = yield* Ref.get(current)
+        const capture = captures.get(engine)
+        if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
+        storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+        yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
+      })
+    )
+  })

@@ -1,0 +1,78 @@
+/**
+ * How an engine instance starts: a new network runs genesis; a stored one is replayed from its
+ * journals. Either way, with storage, the engine's journal sinks are attached to the recorder.
+ */
+import {
+  authorizeGenesisParties,
+  Network,
+  submitGenesis,
+  type WalletEvent
+} from "@sandnet/engine"
+import { Effect, Either } from "effect"
+import type { ClusterLink } from "../cluster/link.ts"
+import { alignIndexRows, markIndexRowsFollow } from "../indexes/rows-marker.ts"
+import { attachSinks, type CaptureState } from "../journal/capture.ts"
+import type { JournalReplayFailed } from "../journal/errors.ts"
+import { readSequencerSnapshots, type StoredJournals } from "../journal/read.ts"
+import { replayJournals } from "../journal/replay.ts"
+import type { SequencerSnapshot } from "../journal/runtime-state.ts"
+import type { RuntimeContext } from "./context.ts"
+import type { EngineBase } from "./engine-base.ts"
+
+export interface Started {
+  readonly capture: CaptureState | undefined
+  /** The wallets' journals by validator (none at genesis), for the wallets built after the ledger state. */
+  readonly walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>>
+}
+
+/** Whether a node's actors run in this process (all of them unless the network is spread over processes). */
+const hostedHere =
+  (cluster: ClusterLink | undefined) =>
+  (node: { readonly name: string }): boolean =>
+    cluster === undefined || cluster.isLocalNode(node.name)
+
+/** A new network: genesis is journaled like everything after it, index rows included. */
+export const startFromGenesis = (ctx: RuntimeContext, base: EngineBase, cluster: ClusterLink | undefined): Effect.Effect<Started> =>
+  Effect.gen(function* () {
+    const { storage } = ctx
+    const { network, clock, provide } = base
+    let capture: CaptureState | undefined
+    if (storage !== undefined) {
+      capture = attachSinks(network, storage.engine, hostedHere(cluster))
+      markIndexRowsFollow(storage.engine)
+    }
+    // In a cluster only the synchronizers' process submits genesis; the others learn it.
+    if (cluster === undefined) {
+      yield* Effect.orDie(provide(submitGenesis(network)))
+    } else if (cluster.hostsSynchronizers) {
+      yield* Effect.orDie(provide(submitGenesis(network, (node) => cluster.isLocalNode(node.name))))
+    } else {
+      authorizeGenesisParties(network, clock.now, (node) => cluster.isLocalNode(node.name))
+    }
+    yield* base.driver.runUntil(clock.now)
+    return { capture, walletJournals: new Map() }
+  })
+
+/** A stored network: its journals replayed, the deadlines of commands in flight armed again. */
+export const startFromJournals = (
+  ctx: RuntimeContext,
+  base: EngineBase,
+  cluster: ClusterLink | undefined,
+  journals: StoredJournals
+): Effect.Effect<Started, JournalReplayFailed> =>
+  Effect.gen(function* () {
+    const { storage } = ctx
+    const { network, clock, provide } = base
+    const sequencers = storage === undefined ? new Map<string, SequencerSnapshot>() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
+    const replayed = replayJournals(network, journals.entries, sequencers, clock.now)
+    if (Either.isLeft(replayed)) return yield* replayed.left
+    let capture: CaptureState | undefined
+    // what replay restored is stored already: follow the state from here
+    if (storage !== undefined) {
+      capture = attachSinks(network, storage.engine, hostedHere(cluster))
+      capture.clock = journals.clock
+      yield* alignIndexRows(storage.store, storage.engine, network, hostedHere(cluster))
+    }
+    yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
+    return { capture, walletJournals: replayed.right.wallets }
+  })

@@ -1,0 +1,59 @@
+/**
+ * `NodeStorage`: a node's durable storage as the runtime and user management use it: the
+ * EventStore, what it held when the node started, the recorders that turn journal sinks into
+ * entries (one for the engine, one for user management) and the committer that writes them in
+ * order with group commit. `sandnet start` builds it over the EventStore layer it picked (PGlite,
+ * PostgreSQL or memory); the runtime then replays `initial` instead of running genesis.
+ */
+import { EventStore, type EventStoreService, type StorageError } from "@sandnet/store"
+import { Context, Effect, Layer } from "effect"
+import { type JournalCommitter, makeJournalCommitter } from "../journal/committer.ts"
+import type { JournalReplayFailed } from "../journal/errors.ts"
+import { readJournals, type StoredJournals } from "../journal/read.ts"
+import { JournalRecorder } from "../journal/recorder.ts"
+import { Streams } from "../journal/streams.ts"
+
+export interface NodeStorageService {
+  readonly store: EventStoreService
+  /** The journals as they were when the node started. */
+  readonly initial: StoredJournals
+  /** Entries of the engine's streams (collected during an engine operation, drained after it). */
+  readonly engine: JournalRecorder
+  /** Entries of user management (`admin`). */
+  readonly admin: JournalRecorder
+  readonly committer: JournalCommitter
+  /**
+   * After a failed commit or a reset: waits for the commits in flight, reads the journals again
+   * and points both recorders at the store's heads. Returns what the store holds.
+   */
+  readonly reload: Effect.Effect<StoredJournals, StorageError | JournalReplayFailed>
+}
+
+export class NodeStorage extends Context.Tag("@sandnet/node/NodeStorage")<NodeStorage, NodeStorageService>() {}
+
+const withoutAdmin = (heads: ReadonlyMap<string, number>) => new Map([...heads].filter(([s]) => s !== Streams.admin))
+const onlyAdmin = (heads: ReadonlyMap<string, number>) => new Map([...heads].filter(([s]) => s === Streams.admin))
+
+export const makeNodeStorage = (store: EventStoreService) =>
+  Effect.gen(function* () {
+    const initial = yield* readJournals(store)
+    const engine = new JournalRecorder(withoutAdmin(initial.heads), initial.lastOrdinal)
+    const admin = new JournalRecorder(onlyAdmin(initial.heads), 0)
+    const committer = yield* makeJournalCommitter(store)
+    const reload = Effect.gen(function* () {
+      yield* committer.barrier
+      const stored = yield* readJournals(store)
+      engine.reload(withoutAdmin(stored.heads), stored.lastOrdinal)
+      admin.reload(onlyAdmin(stored.heads), 0)
+      yield* committer.healed
+      return stored
+    })
+    const service: NodeStorageService = { store, initial, engine, admin, committer, reload }
+    return service
+  })
+
+/** NodeStorage over the EventStore in context. */
+export const nodeStorageLayer: Layer.Layer<NodeStorage, StorageError | JournalReplayFailed, EventStore> = Layer.scoped(
+  NodeStorage,
+  Effect.flatMap(EventStore, makeNodeStorage)
+)
