@@ -66,6 +66,7 @@ export const abort = (error: InterpretationError): never => {
   throw new Abort(error)
 }
 
+/** One run of `interpret`: the transaction built so far, and the nodes whose bodies are running. */
 export class Interpretation {
   readonly nodes: Array<TxNode> = []
   readonly meta: Array<NodeMeta> = []
