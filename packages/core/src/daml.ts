@@ -82,53 +82,61 @@ const encodeWith = (ast: SchemaAST.AST, value: Json): Json => {
       return { int64: String(value) }
     case "Literal":
       return { enum: { constructor: String(ast.literal) } }
-    case "Union": {
-      if (value === null) return { optional: {} }
-      const nonNull = ast.types.filter((t) => !(SchemaAST.isLiteral(t) && t.literal === null))
-      if (nonNull.length === 1 && nonNull[0] !== undefined) {
-        return { optional: { value: encodeWith(nonNull[0], value) } }
-      }
-      // A variant: members are records tagged by a `tag` literal.
-      const tag = isRecord(value) ? value["tag"] : undefined
-      if (typeof tag === "string") {
-        // Daml variants travel as {tag, value}; the typed form is {variant: {constructor, value}}.
-        const member = nonNull.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && tagOf(t) === tag)
-        const payload = isRecord(value) ? (value["value"] ?? null) : null
-        const payloadAst = member?.propertySignatures.find((p) => p.name === "value")?.type
-        return { variant: { constructor: tag, value: payloadAst === undefined ? { unit: {} } : encodeWith(payloadAst, payload) } }
-      }
-      if (typeof value === "string") return { enum: { constructor: value } }
-      return { text: JSON.stringify(value) }
-    }
+    case "Union":
+      return encodeUnion(ast, value)
     case "TupleType": {
       const element = ast.rest[0]?.type
       const items = Array.isArray(value) ? value : []
       return { list: { elements: items.map((item) => (element === undefined ? item : encodeWith(element, item))) } }
     }
-    case "TypeLiteral": {
-      if (value === null || typeof value !== "object" || Array.isArray(value)) return value
-      const record = value as { readonly [key: string]: Json }
-      if (ast.propertySignatures.length === 0 && ast.indexSignatures.length > 0) {
-        const valueAst = ast.indexSignatures[0]!.type
-        return {
-          textMap: {
-            entries: Object.keys(record)
-              .sort()
-              .map((key) => ({ key, value: encodeWith(valueAst, record[key] ?? null) }))
-          }
-        }
-      }
-      return {
-        record: {
-          fields: ast.propertySignatures.map((p) => ({
-            label: String(p.name),
-            value: encodeWith(p.type, record[String(p.name)] ?? null)
-          }))
-        }
-      }
-    }
+    case "TypeLiteral":
+      return encodeTypeLiteral(ast, value)
     default:
       return value
+  }
+}
+
+/** Optionals (`{optional}`), variants (`{variant: {constructor, value}}`) and enums. */
+const encodeUnion = (ast: SchemaAST.Union, value: Json): Json => {
+  if (value === null) return { optional: {} }
+  const nonNull = ast.types.filter((t) => !(SchemaAST.isLiteral(t) && t.literal === null))
+  if (nonNull.length === 1 && nonNull[0] !== undefined) {
+    return { optional: { value: encodeWith(nonNull[0], value) } }
+  }
+  // A variant: members are records tagged by a `tag` literal.
+  const tag = isRecord(value) ? value["tag"] : undefined
+  if (typeof tag === "string") {
+    // Daml variants travel as {tag, value}; the typed form is {variant: {constructor, value}}.
+    const member = nonNull.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && tagOf(t) === tag)
+    const payload = isRecord(value) ? (value["value"] ?? null) : null
+    const payloadAst = member?.propertySignatures.find((p) => p.name === "value")?.type
+    return { variant: { constructor: tag, value: payloadAst === undefined ? { unit: {} } : encodeWith(payloadAst, payload) } }
+  }
+  if (typeof value === "string") return { enum: { constructor: value } }
+  return { text: JSON.stringify(value) }
+}
+
+/** Text maps (`{textMap: {entries}}`, keys sorted) and records (`{record: {fields}}`). */
+const encodeTypeLiteral = (ast: SchemaAST.TypeLiteral, value: Json): Json => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value
+  const record = value as { readonly [key: string]: Json }
+  if (ast.propertySignatures.length === 0 && ast.indexSignatures.length > 0) {
+    const valueAst = ast.indexSignatures[0]!.type
+    return {
+      textMap: {
+        entries: Object.keys(record)
+          .sort()
+          .map((key) => ({ key, value: encodeWith(valueAst, record[key] ?? null) }))
+      }
+    }
+  }
+  return {
+    record: {
+      fields: ast.propertySignatures.map((p) => ({
+        label: String(p.name),
+        value: encodeWith(p.type, record[String(p.name)] ?? null)
+      }))
+    }
   }
 }
 

@@ -104,22 +104,7 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
     invariant(config.synchronizers.length >= 1, "a network needs at least one synchronizer")
     const topology = yield* Topology
     const registry = new TemplateRegistry([...ALL_PACKAGES, ExternalPartySetupPackage])
-    const synchronizers: Array<SynchronizerNode> = []
-    for (const [i, s] of config.synchronizers.entries()) {
-      const namespace = namespaceOf(`${config.name}:synchronizer:${s.name}`)
-      const info: SynchronizerInfo = {
-        synchronizerId: makeSynchronizerId(s.name, namespace),
-        name: s.name,
-        migrationId: s.migrationId ?? 0,
-        sequencer: sequencerUid(s.name, namespace),
-        mediator: mediatorUid(s.name, namespace),
-        mediatorGroup: 0,
-        parameters: s.parameters ?? defaultSynchronizerParameters
-      }
-      invariant(i > 0 || info.migrationId >= 0, "migration ids are non-negative")
-      topology.addSynchronizer(info)
-      synchronizers.push({ info, sequencer: yield* makeSequencer(info), mediator: yield* makeMediator(info) })
-    }
+    const synchronizers = yield* makeSynchronizers(config, topology)
     const defaultSynchronizer = synchronizers[0]!.info.synchronizerId
 
     const dso = partyId("DSO", namespaceOf(`${config.name}:dso`))
@@ -142,23 +127,13 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
       participant.logic.addListener(scan)
       superValidators.push({ name, participant, operator, scan })
     }
-    // The DSO party is hosted by every super validator; a two-thirds majority confirms for it.
-    topology.setHosting({
-      party: dso,
-      participants: superValidators.map((sv) => ({ participantUid: sv.participant.logic.uid, permission: "Submission" as const })),
-      threshold: Math.ceil((2 * superValidators.length) / 3),
-      external: false
-    })
+    hostDso(topology, dso, superValidators)
     for (let i = 1; i <= config.validators; i++) {
       const name = `validator${i}`
       const { participant, operator } = yield* makeNode(name, false)
       validators.push({ name, participant, operator })
     }
-    // The synchronizers' genesis traffic state.
-    for (const s of synchronizers) {
-      for (const sv of superValidators) s.sequencer.logic.handleSetLimit(sv.participant.address, config.initialExtraTraffic.superValidator, 0)
-      for (const v of validators) s.sequencer.logic.handleSetLimit(v.participant.address, config.initialExtraTraffic.validator, 0)
-    }
+    grantGenesisTraffic(config, synchronizers, superValidators, validators)
     return {
       config,
       topology,
@@ -170,6 +145,50 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
       participants: [...superValidators.map((s) => s.participant), ...validators.map((v) => v.participant)]
     }
   })
+
+/** Each configured synchronizer, in order: its ids, its topology entry, its sequencer and mediator. */
+const makeSynchronizers = (config: CoinNetworkConfig, topology: TopologyState): Effect.Effect<Array<SynchronizerNode>, never, Network | Topology> =>
+  Effect.gen(function* () {
+    const synchronizers: Array<SynchronizerNode> = []
+    for (const [i, s] of config.synchronizers.entries()) {
+      const namespace = namespaceOf(`${config.name}:synchronizer:${s.name}`)
+      const info: SynchronizerInfo = {
+        synchronizerId: makeSynchronizerId(s.name, namespace),
+        name: s.name,
+        migrationId: s.migrationId ?? 0,
+        sequencer: sequencerUid(s.name, namespace),
+        mediator: mediatorUid(s.name, namespace),
+        mediatorGroup: 0,
+        parameters: s.parameters ?? defaultSynchronizerParameters
+      }
+      invariant(i > 0 || info.migrationId >= 0, "migration ids are non-negative")
+      topology.addSynchronizer(info)
+      synchronizers.push({ info, sequencer: yield* makeSequencer(info), mediator: yield* makeMediator(info) })
+    }
+    return synchronizers
+  })
+
+/** The DSO party is hosted by every super validator; a two-thirds majority confirms for it. */
+const hostDso = (topology: TopologyState, dso: PartyId, superValidators: ReadonlyArray<SuperValidatorNode>): void =>
+  topology.setHosting({
+    party: dso,
+    participants: superValidators.map((sv) => ({ participantUid: sv.participant.logic.uid, permission: "Submission" as const })),
+    threshold: Math.ceil((2 * superValidators.length) / 3),
+    external: false
+  })
+
+/** The synchronizers' genesis traffic state. */
+const grantGenesisTraffic = (
+  config: CoinNetworkConfig,
+  synchronizers: ReadonlyArray<SynchronizerNode>,
+  superValidators: ReadonlyArray<SuperValidatorNode>,
+  validators: ReadonlyArray<ValidatorNode>
+): void => {
+  for (const s of synchronizers) {
+    for (const sv of superValidators) s.sequencer.logic.handleSetLimit(sv.participant.address, config.initialExtraTraffic.superValidator, 0)
+    for (const v of validators) s.sequencer.logic.handleSetLimit(v.participant.address, config.initialExtraTraffic.validator, 0)
+  }
+}
 
 /** Round `round` (0, 1 or 2) of the genesis bootstrap. */
 export const genesisRound = (network: CoinNetwork, round: 0 | 1 | 2, now: Micros): OpenMiningRoundPayload =>

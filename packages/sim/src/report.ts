@@ -118,9 +118,15 @@ export const chartsOf = (result: RunResult): ReadonlyArray<Chart> => {
   const bands: ReadonlyArray<Band> = result.faults.events
     .filter((e) => e.kind !== "clock-skew")
     .map((e) => ({ from: (e.from - result.start) / 60e6, to: (e.to - result.start) / 60e6, label: `${e.kind}: ${e.detail}`, kind: e.kind }))
+  const charts: Array<Chart> = [...protocolCharts(samples, x, bands), ...coinCharts(samples, x, bands)]
+  return charts
+}
+
+/** Throughput, latency, verdicts by result and traffic spent. */
+const protocolCharts = (samples: ReadonlyArray<TimelineSample>, x: ReadonlyArray<number>, bands: ReadonlyArray<Band>): ReadonlyArray<Chart> => {
   const outcomes = [...new Set(samples.flatMap((s) => Object.keys(s.verdicts)))].sort((a, b) => (a === "ACCEPTED" ? -1 : b === "ACCEPTED" ? 1 : a < b ? -1 : 1))
   const interval = samples.length > 1 ? (samples[1]!.t - samples[0]!.t) / 1e6 : 0
-  const charts: Array<Chart> = [
+  return [
     {
       id: "throughput",
       title: "Throughput",
@@ -160,39 +166,42 @@ export const chartsOf = (result: RunResult): ReadonlyArray<Chart> => {
       x,
       bands,
       series: [{ name: "traffic", values: rates(samples, (s) => s.traffic / 1000) }]
-    },
-    {
-      id: "supply",
-      title: "Coin in circulation (the DSO's view)",
-      unit: "coin",
-      x,
-      bands,
-      series: [{ name: "all holdings", values: samples.map((s) => s.supply) }]
-    },
-    {
-      id: "balances",
-      title: "Balances of parties (unlocked holdings)",
-      unit: "coin",
-      x,
-      bands,
-      series: [
-        { name: "median party", values: samples.map((s) => s.balances?.p50) },
-        { name: "90th percentile", values: samples.map((s) => s.balances?.p90) },
-        { name: "richest", values: samples.map((s) => s.balances?.max) }
-      ]
-    },
-    {
-      id: "rounds",
-      title: "Mining rounds",
-      unit: "latest open round",
-      x,
-      bands,
-      series: [{ name: "latest open round", values: samples.map((s) => s.round) }],
-      note: samples.every((s) => s.round === samples[0]?.round) ? "No round advanced in this run (the DSO automation advances one per tick)." : ""
     }
   ]
-  return charts
 }
+
+/** Coin in circulation, balances of parties and mining rounds. */
+const coinCharts = (samples: ReadonlyArray<TimelineSample>, x: ReadonlyArray<number>, bands: ReadonlyArray<Band>): ReadonlyArray<Chart> => [
+  {
+    id: "supply",
+    title: "Coin in circulation (the DSO's view)",
+    unit: "coin",
+    x,
+    bands,
+    series: [{ name: "all holdings", values: samples.map((s) => s.supply) }]
+  },
+  {
+    id: "balances",
+    title: "Balances of parties (unlocked holdings)",
+    unit: "coin",
+    x,
+    bands,
+    series: [
+      { name: "median party", values: samples.map((s) => s.balances?.p50) },
+      { name: "90th percentile", values: samples.map((s) => s.balances?.p90) },
+      { name: "richest", values: samples.map((s) => s.balances?.max) }
+    ]
+  },
+  {
+    id: "rounds",
+    title: "Mining rounds",
+    unit: "latest open round",
+    x,
+    bands,
+    series: [{ name: "latest open round", values: samples.map((s) => s.round) }],
+    note: samples.every((s) => s.round === samples[0]?.round) ? "No round advanced in this run (the DSO automation advances one per tick)." : ""
+  }
+]
 
 const SCRIPT = `
 (function () {

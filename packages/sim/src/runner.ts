@@ -152,6 +152,35 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
   Effect.gen(function* () {
     const started = performance.now()
     const cpuStart = process.cpuUsage()
+    const world = yield* buildWorld(scenario, options)
+    const faults = yield* installFaults(world, scenario, options)
+    if (options.beforeGenesis !== undefined) yield* world.inSimulation(options.beforeGenesis(hookContext(world, "before-genesis")))
+    const run = new RunLoop(world, faults, scenario, options)
+    const exit = yield* Effect.exit(run.phases())
+    const cpu = process.cpuUsage(cpuStart)
+    const defect = Exit.isFailure(exit) ? Cause.pretty(exit.cause).split("\n").slice(0, 6).join("\n") : undefined
+    return resultOf(run, defect, cpu, started)
+  })
+
+/** The simulated world of one run: its random streams, the virtual clock, the simulated network and the coin network on it. */
+interface SimWorld {
+  readonly seed: number
+  readonly workloadRandom: SeededRandom
+  readonly faultRandom: SeededRandom
+  readonly clock: ManualClock
+  readonly link: LinkModel
+  readonly queue: EventQueueNetwork
+  /** Runs an engine effect with the simulation's services, clock and Random. */
+  readonly inSimulation: <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+  readonly network: CoinNetwork
+  readonly handles: ReadonlyArray<ParticipantHandle>
+  /** When the workload starts (after the bootstrap) and stops. */
+  readonly start: Micros
+  readonly end: Micros
+}
+
+const buildWorld = (scenario: Scenario, options: RunOptions): Effect.Effect<SimWorld> =>
+  Effect.gen(function* () {
     const seed = options.seed ?? scenario.seed
     const random = new SeededRandom(seed)
     const networkRandom = random.fork("network")
@@ -182,19 +211,30 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
     const handles = installHandles(network)
     const start = clock.now + BOOTSTRAP
     const end = start + scenario.duration
+    return { seed, workloadRandom, faultRandom, clock, link, queue, inSimulation, network, handles, start, end }
+  })
 
-    // Faults: the plan, the link model, skewed clocks, restarts, retries.
-    const nodes = new Map<string, NodeRef>()
-    for (const h of handles) nodes.set(h.name, { name: h.name, address: h.address, kind: "participant" })
-    for (const s of network.synchronizers) {
-      nodes.set(`${s.info.name}/sequencer`, { name: `${s.info.name}/sequencer`, address: s.info.sequencer, kind: "sequencer" })
-      nodes.set(`${s.info.name}/mediator`, { name: `${s.info.name}/mediator`, address: s.info.mediator, kind: "mediator" })
-    }
+/** The faults of a run and what carries them out; the timeline too, which follows restarted nodes. */
+interface FaultSetup {
+  readonly plan: FaultPlan
+  readonly faultyLink: FaultyLink | undefined
+  /** The clocks of skewed nodes, by address. */
+  readonly clocks: ReadonlyMap<Address, Clock.Clock>
+  readonly byAddress: ReadonlyMap<Address, ParticipantHandle>
+  readonly timeline: Timeline | undefined
+  readonly control: NodeControl
+  readonly retrying: RetryingClient | undefined
+}
+
+/** Faults: the plan, the link model, skewed clocks, restarts, retries. */
+const installFaults = (world: SimWorld, scenario: Scenario, options: RunOptions): Effect.Effect<FaultSetup> =>
+  Effect.gen(function* () {
+    const { network, handles, queue, clock, link, start, end, faultRandom } = world
     const plan: FaultPlan = planFaults(
       scenario.faults,
       {
         topology: scenario.topology,
-        nodes,
+        nodes: faultTargets(network, handles),
         start,
         duration: scenario.duration,
         confirmationResponseTimeout: (name) => network.synchronizers.find((s) => s.info.name === name)?.info.parameters.confirmationResponseTimeout ?? micros.seconds(30)
@@ -216,185 +256,282 @@ export const runScenario = (scenario: Scenario, options: RunOptions = {}): Effec
       retrying.stopAfter(end)
       for (const h of handles) h.onAccepted = retrying.onAccepted
     }
-    // (A stream of the hook's own: forking the run's Random would change what the engine draws.)
-    const context = (label: string): SimContext => ({ network, queue, clock, handles, random: new SeededRandom(`${seed}:${label}`) })
-    if (options.beforeGenesis !== undefined) yield* inSimulation(options.beforeGenesis(context("before-genesis")))
+    return { plan, faultyLink, clocks, byAddress, timeline, control, retrying }
+  })
 
-    // The loop: one delivery at a time, each checked.
-    const monitor = new Monitor(network, scenario.invariants)
-    const ring = new DeliveryRing(options.traceWindow ?? 40)
-    let deliveries = 0
-    let stopped = false
-    let firstFailure: FirstFailure | undefined
-    const window = (): ReadonlyArray<TraceDelivery> => ring.entries().map(({ n, delivery }) => describeDelivery(n, delivery))
-    const noteFailure = () => {
-      const v = monitor.first
-      if (v !== undefined && firstFailure === undefined) firstFailure = { ...v, historyHash: historyHash(network), window: window() }
-    }
-    const afterDelivery = (to: Address, n: number): void => {
-      const before = monitor.count
-      monitor.afterDelivery(to, n, clock.now)
-      if (monitor.count > before) noteFailure()
-      if (n === options.stopAfter) stopped = true
-    }
-    const deliverUntil = (until: Micros): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step
-        // each; a delivery with work left as an effect continues the loop after that effect.
-        const step: Effect.Effect<void> = Effect.suspend(() => {
-          for (;;) {
-            if (stopped) return Effect.void
-            const next = queue.next(until)
-            if (next === undefined) return Effect.void
-            if (next.at > clock.now) clock.advanceTo(next.at)
-            const n = ++deliveries
-            ring.record(next, n)
-            const own = clocks.get(next.to)
-            const rest = queue.deliverNow(next, own ?? clock)
-            if (rest === undefined) {
-              afterDelivery(next.to, n)
-              continue
-            }
-            return Effect.flatMap(own === undefined ? rest : Effect.withClock(rest, own), () => {
-              afterDelivery(next.to, n)
-              return step
-            })
-          }
-        })
-        return Effect.withClock(step, clock)
-      })
-    const runUntil = (until: Micros): Effect.Effect<void> =>
-      Effect.map(inSimulation(deliverUntil(until)), () => {
-        if (!stopped && until > clock.now) clock.advanceTo(until)
-      })
+/** The nodes a fault can name: participants, and each synchronizer's sequencer and mediator. */
+const faultTargets = (network: CoinNetwork, handles: ReadonlyArray<ParticipantHandle>): Map<string, NodeRef> => {
+  const nodes = new Map<string, NodeRef>()
+  for (const h of handles) nodes.set(h.name, { name: h.name, address: h.address, kind: "participant" })
+  for (const s of network.synchronizers) {
+    nodes.set(`${s.info.name}/sequencer`, { name: `${s.info.name}/sequencer`, address: s.info.sequencer, kind: "sequencer" })
+    nodes.set(`${s.info.name}/mediator`, { name: `${s.info.name}/mediator`, address: s.info.mediator, kind: "mediator" })
+  }
+  return nodes
+}
 
-    const actions: Array<Action> = []
-    let order = 0
-    for (const o of plan.outages) {
-      actions.push({ at: o.from, order: order++, kind: "down", node: o.node, until: o.to })
-      actions.push({ at: o.to, order: order++, kind: "up", node: o.node })
-    }
-    const healed = Math.max(end, ...plan.outages.map((o) => o.to), ...plan.partitions.map((p) => p.to))
-    const finish = healed + (options.settle ?? scenario.settle)
-    for (let t = start + micros.seconds(10); t < finish; t += micros.seconds(10)) actions.push({ at: t, order: order++, kind: "progress" })
-    actions.push({ at: finish, order: order++, kind: "progress" })
-    const sampleEvery = options.timeline?.every ?? niceInterval(finish - start)
-    if (timeline !== undefined) for (let t = start; t <= finish; t += sampleEvery) actions.push({ at: t, order: order++, kind: "sample" })
-    actions.sort((a, b) => a.at - b.at || a.order - b.order)
+/** What a test hook may touch. (A stream of the hook's own: forking the run's Random would change what the engine draws.) */
+const hookContext = (world: SimWorld, label: string): SimContext => ({
+  network: world.network,
+  queue: world.queue,
+  clock: world.clock,
+  handles: world.handles,
+  random: new SeededRandom(`${world.seed}:${label}`)
+})
 
-    const apply = (action: Action): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        switch (action.kind) {
-          case "progress":
-            options.onProgress?.({
-              simulatedTime: clock.now - start,
-              duration: finish - start,
-              deliveries,
-              committed: network.participants.reduce((n, p) => n + p.logic.ledgerEnd, 0),
-              transactions: network.synchronizers.reduce((n, s) => n + s.mediator.logic.stats.accepted, 0)
-            })
-            return Effect.void
-          case "sample":
-            timeline?.sample(clock.now, deliveries)
-            return Effect.void
-          case "down": {
-            const handle = byAddress.get(action.node.address)
-            if (handle !== undefined) control.crash(handle)
-            else if (action.node.kind === "mediator") control.holdTimers(action.node.address, action.until)
-            return Effect.void
+/**
+ * The actions between deliveries, in time order: outages (down, then up), a progress report every
+ * 10 simulated seconds, timeline samples; and when the run finishes (faults healed, then settling).
+ */
+const scheduleActions = (
+  world: SimWorld,
+  faults: FaultSetup,
+  scenario: Scenario,
+  options: RunOptions
+): { readonly actions: ReadonlyArray<Action>; readonly finish: Micros } => {
+  const { start, end } = world
+  const { plan, timeline } = faults
+  const actions: Array<Action> = []
+  let order = 0
+  for (const o of plan.outages) {
+    actions.push({ at: o.from, order: order++, kind: "down", node: o.node, until: o.to })
+    actions.push({ at: o.to, order: order++, kind: "up", node: o.node })
+  }
+  const healed = Math.max(end, ...plan.outages.map((o) => o.to), ...plan.partitions.map((p) => p.to))
+  const finish = healed + (options.settle ?? scenario.settle)
+  for (let t = start + micros.seconds(10); t < finish; t += micros.seconds(10)) actions.push({ at: t, order: order++, kind: "progress" })
+  actions.push({ at: finish, order: order++, kind: "progress" })
+  const sampleEvery = options.timeline?.every ?? niceInterval(finish - start)
+  if (timeline !== undefined) for (let t = start; t <= finish; t += sampleEvery) actions.push({ at: t, order: order++, kind: "sample" })
+  actions.sort((a, b) => a.at - b.at || a.order - b.order)
+  return { actions, finish }
+}
+
+/**
+ * The loop: one delivery at a time, each checked, the last ones kept for the trace; the scheduled
+ * actions between deliveries; the first failure and the workload, for the result.
+ */
+class RunLoop {
+  deliveries = 0
+  stopped = false
+  firstFailure: FirstFailure | undefined
+  workload: Workload | undefined
+  readonly monitor: Monitor
+  private readonly ring: DeliveryRing
+  private readonly queue: EventQueueNetwork
+  private readonly clock: ManualClock
+  private readonly actions: ReadonlyArray<Action>
+  private readonly finish: Micros
+
+  constructor(
+    readonly world: SimWorld,
+    readonly faults: FaultSetup,
+    readonly scenario: Scenario,
+    readonly options: RunOptions
+  ) {
+    this.queue = world.queue
+    this.clock = world.clock
+    this.monitor = new Monitor(world.network, scenario.invariants)
+    this.ring = new DeliveryRing(options.traceWindow ?? 40)
+    const { actions, finish } = scheduleActions(world, faults, scenario, options)
+    this.actions = actions
+    this.finish = finish
+  }
+
+  window(): ReadonlyArray<TraceDelivery> {
+    return this.ring.entries().map(({ n, delivery }) => describeDelivery(n, delivery))
+  }
+
+  private noteFailure(): void {
+    const v = this.monitor.first
+    if (v !== undefined && this.firstFailure === undefined) this.firstFailure = { ...v, historyHash: historyHash(this.world.network), window: this.window() }
+  }
+
+  private afterDelivery(to: Address, n: number): void {
+    const before = this.monitor.count
+    this.monitor.afterDelivery(to, n, this.clock.now)
+    if (this.monitor.count > before) this.noteFailure()
+    if (n === this.options.stopAfter) this.stopped = true
+  }
+
+  private deliverUntil(until: Micros): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const { queue, clock, ring } = this
+      const clocks = this.faults.clocks
+      // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step
+      // each; a delivery with work left as an effect continues the loop after that effect.
+      const step: Effect.Effect<void> = Effect.suspend(() => {
+        for (;;) {
+          if (this.stopped) return Effect.void
+          const next = queue.next(until)
+          if (next === undefined) return Effect.void
+          if (next.at > clock.now) clock.advanceTo(next.at)
+          const n = ++this.deliveries
+          ring.record(next, n)
+          const own = clocks.get(next.to)
+          const rest = queue.deliverNow(next, own ?? clock)
+          if (rest === undefined) {
+            this.afterDelivery(next.to, n)
+            continue
           }
-          case "up": {
-            const handle = byAddress.get(action.node.address)
-            if (handle === undefined) return Effect.void
-            return Effect.tap(inSimulation(control.restart(handle, clock.now)), () => {
-              monitor.checkAll(deliveries, clock.now)
-              if (monitor.count > 0) noteFailure()
-            })
-          }
+          return Effect.flatMap(own === undefined ? rest : Effect.withClock(rest, own), () => {
+            this.afterDelivery(next.to, n)
+            return step
+          })
         }
       })
-
-    let workload: Workload | undefined
-    const loop = Effect.gen(function* () {
-      yield* Effect.orDie(inSimulation(submitGenesis(network)))
-      yield* runUntil(start)
-      if (options.setup !== undefined) yield* inSimulation(options.setup(context("setup")))
-      workload = new Workload(network, queue, scenario, workloadRandom)
-      yield* inSimulation(queue.register(workload.actor()))
-      yield* inSimulation(workload.start(end))
-      for (const action of actions) {
-        if (stopped) break
-        yield* runUntil(action.at)
-        if (!stopped) yield* apply(action)
-      }
-      if (!stopped) yield* runUntil(finish)
+      return Effect.withClock(step, clock)
     })
-    const exit = yield* Effect.exit(loop)
-    const cpu = process.cpuUsage(cpuStart)
-    const defect = Exit.isFailure(exit) ? Cause.pretty(exit.cause).split("\n").slice(0, 6).join("\n") : undefined
+  }
 
-    const checks = (): Record<string, ReadonlyArray<string>> => {
-      if (options.stopAfter !== undefined) {
-        // Stopped mid-run: only what the monitor saw so far applies.
-        const seen: Record<string, Array<string>> = {}
-        for (const v of monitor.violations) (seen[v.invariant] ??= []).push(v.message)
-        return seen
+  private runUntil(until: Micros): Effect.Effect<void> {
+    return Effect.map(this.world.inSimulation(this.deliverUntil(until)), () => {
+      if (!this.stopped && until > this.clock.now) this.clock.advanceTo(until)
+    })
+  }
+
+  /** A scheduled action: a progress report, a timeline sample, a node going down or coming back up. */
+  private apply(action: Action): Effect.Effect<void> {
+    return Effect.suspend(() => {
+      const { world, faults, clock } = this
+      switch (action.kind) {
+        case "progress":
+          this.options.onProgress?.({
+            simulatedTime: clock.now - world.start,
+            duration: this.finish - world.start,
+            deliveries: this.deliveries,
+            committed: world.network.participants.reduce((n, p) => n + p.logic.ledgerEnd, 0),
+            transactions: world.network.synchronizers.reduce((n, s) => n + s.mediator.logic.stats.accepted, 0)
+          })
+          return Effect.void
+        case "sample":
+          faults.timeline?.sample(clock.now, this.deliveries)
+          return Effect.void
+        case "down": {
+          const handle = faults.byAddress.get(action.node.address)
+          if (handle !== undefined) faults.control.crash(handle)
+          else if (action.node.kind === "mediator") faults.control.holdTimers(action.node.address, action.until)
+          return Effect.void
+        }
+        case "up": {
+          const handle = faults.byAddress.get(action.node.address)
+          if (handle === undefined) return Effect.void
+          return Effect.tap(world.inSimulation(faults.control.restart(handle, clock.now)), () => {
+            this.monitor.checkAll(this.deliveries, clock.now)
+            if (this.monitor.count > 0) this.noteFailure()
+          })
+        }
       }
-      try {
-        return checkInvariants(network, scenario.invariants)
-      } catch (e) {
-        return { "invariant-checks": [`the checks themselves failed: ${e instanceof Error ? e.message : String(e)}`] }
+    })
+  }
+
+  /** Genesis, the bootstrap, the setup hook, the workload with the actions in between, then settling. */
+  phases(): Effect.Effect<void> {
+    return Effect.gen(this, function* () {
+      const { world, scenario, options } = this
+      const { network, queue, inSimulation } = world
+      yield* Effect.orDie(inSimulation(submitGenesis(network)))
+      yield* this.runUntil(world.start)
+      if (options.setup !== undefined) yield* inSimulation(options.setup(hookContext(world, "setup")))
+      this.workload = new Workload(network, queue, scenario, world.workloadRandom)
+      yield* inSimulation(queue.register(this.workload.actor()))
+      yield* inSimulation(this.workload.start(world.end))
+      for (const action of this.actions) {
+        if (this.stopped) break
+        yield* this.runUntil(action.at)
+        if (!this.stopped) yield* this.apply(action)
       }
-    }
-    const invariants = checks()
-    if (defect !== undefined) invariants["engine"] = [`the engine stopped at delivery ${deliveries}: ${defect}`]
-    const hash = historyHash(network)
-    if (defect !== undefined && (firstFailure === undefined || firstFailure.delivery >= deliveries)) {
-      // The engine threw: that is the failure, at the delivery it was handling.
-      firstFailure = { invariant: "engine", message: defect.split("\n")[0] ?? defect, delivery: deliveries, at: clock.now, historyHash: hash, window: window() }
-    }
-    if (firstFailure === undefined) {
-      const broken = Object.entries(invariants).find(([, list]) => list.length > 0)
-      if (broken !== undefined) firstFailure = { invariant: broken[0], message: broken[1][0]!, delivery: deliveries, at: clock.now, historyHash: hash, window: window() }
-    }
-    const ok = Object.values(invariants).every((v) => v.length === 0) && monitor.count === 0
-    const stats = network.synchronizers.reduce(
-      (acc, s) => ({ accepted: acc.accepted + s.mediator.logic.stats.accepted, rejected: acc.rejected + s.mediator.logic.stats.rejected }),
-      { accepted: 0, rejected: 0 }
-    )
-    const sv1 = network.superValidators[0]!
-    return {
-      scenario: scenario.name,
-      seed,
-      summary: {
-        updates: sv1.scan.updates.length,
-        verdictsAccepted: stats.accepted,
-        verdictsRejected: stats.rejected,
-        activeContracts: sv1.participant.logic.acs.size,
-        simulatedTime: clock.now - SIMULATION_EPOCH,
-        deliveries,
-        // (A run that died before the workload started gets an idle workload's figures.)
-        workload: (workload ?? new Workload(network, queue, scenario, workloadRandom)).stats
-      },
-      invariants,
-      ok,
-      historyHash: hash,
-      wallTimeMs: performance.now() - started,
-      runCpuMs: (cpu.user + cpu.system) / 1000,
-      network,
-      firstFailure,
-      monitored: monitor.violations,
-      faults: {
-        events: plan.events,
-        links: faultyLink?.stats ?? emptyLinkFaultStats(),
-        restarts: handles.reduce((n, h) => n + h.restarts, 0),
-        retries: retrying?.stats ?? emptyRetryStats()
-      },
-      timeline: timeline?.samples ?? [],
-      start,
-      workloadDuration: scenario.duration,
-      window: window(),
-      stoppedAt: stopped ? deliveries : undefined,
-      defect
-    }
-  })
+      if (!this.stopped) yield* this.runUntil(this.finish)
+    })
+  }
+}
+
+/** What the run found and measured, once the loop has stopped (or the engine has thrown: `defect`). */
+const resultOf = (run: RunLoop, defect: string | undefined, cpu: NodeJS.CpuUsage, started: number): RunResult => {
+  const { world, faults, scenario, monitor } = run
+  const { network } = world
+  const invariants = invariantsAtEnd(run)
+  if (defect !== undefined) invariants["engine"] = [`the engine stopped at delivery ${run.deliveries}: ${defect}`]
+  const hash = historyHash(network)
+  const firstFailure = firstFailureAtEnd(run, invariants, defect, hash)
+  const ok = Object.values(invariants).every((v) => v.length === 0) && monitor.count === 0
+  return {
+    scenario: scenario.name,
+    seed: world.seed,
+    summary: summaryOf(run),
+    invariants,
+    ok,
+    historyHash: hash,
+    wallTimeMs: performance.now() - started,
+    runCpuMs: (cpu.user + cpu.system) / 1000,
+    network,
+    firstFailure,
+    monitored: monitor.violations,
+    faults: {
+      events: faults.plan.events,
+      links: faults.faultyLink?.stats ?? emptyLinkFaultStats(),
+      restarts: world.handles.reduce((n, h) => n + h.restarts, 0),
+      retries: faults.retrying?.stats ?? emptyRetryStats()
+    },
+    timeline: faults.timeline?.samples ?? [],
+    start: world.start,
+    workloadDuration: scenario.duration,
+    window: run.window(),
+    stoppedAt: run.stopped ? run.deliveries : undefined,
+    defect
+  }
+}
+
+/** Violations per invariant at the end; a run stopped mid-way (`stopAfter`) has only what the monitor saw so far. */
+const invariantsAtEnd = (run: RunLoop): Record<string, ReadonlyArray<string>> => {
+  if (run.options.stopAfter !== undefined) {
+    const seen: Record<string, Array<string>> = {}
+    for (const v of run.monitor.violations) (seen[v.invariant] ??= []).push(v.message)
+    return seen
+  }
+  try {
+    return checkInvariants(run.world.network, run.scenario.invariants)
+  } catch (e) {
+    return { "invariant-checks": [`the checks themselves failed: ${e instanceof Error ? e.message : String(e)}`] }
+  }
+}
+
+/** The first failure: the one seen during the run, unless the engine threw first; else the first invariant broken at the end. */
+const firstFailureAtEnd = (
+  run: RunLoop,
+  invariants: Record<string, ReadonlyArray<string>>,
+  defect: string | undefined,
+  hash: string
+): FirstFailure | undefined => {
+  const { deliveries } = run
+  const at = run.world.clock.now
+  let firstFailure = run.firstFailure
+  if (defect !== undefined && (firstFailure === undefined || firstFailure.delivery >= deliveries)) {
+    // The engine threw: that is the failure, at the delivery it was handling.
+    firstFailure = { invariant: "engine", message: defect.split("\n")[0] ?? defect, delivery: deliveries, at, historyHash: hash, window: run.window() }
+  }
+  if (firstFailure === undefined) {
+    const broken = Object.entries(invariants).find(([, list]) => list.length > 0)
+    if (broken !== undefined) firstFailure = { invariant: broken[0], message: broken[1][0]!, delivery: deliveries, at, historyHash: hash, window: run.window() }
+  }
+  return firstFailure
+}
+
+const summaryOf = (run: RunLoop): RunSummary => {
+  const { network, clock, queue } = run.world
+  const stats = network.synchronizers.reduce(
+    (acc, s) => ({ accepted: acc.accepted + s.mediator.logic.stats.accepted, rejected: acc.rejected + s.mediator.logic.stats.rejected }),
+    { accepted: 0, rejected: 0 }
+  )
+  const sv1 = network.superValidators[0]!
+  return {
+    updates: sv1.scan.updates.length,
+    verdictsAccepted: stats.accepted,
+    verdictsRejected: stats.rejected,
+    activeContracts: sv1.participant.logic.acs.size,
+    simulatedTime: clock.now - SIMULATION_EPOCH,
+    deliveries: run.deliveries,
+    // (A run that died before the workload started gets an idle workload's figures.)
+    workload: (run.workload ?? new Workload(network, queue, run.scenario, run.world.workloadRandom)).stats
+  }
+}

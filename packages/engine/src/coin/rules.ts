@@ -31,7 +31,7 @@ import {
 } from "@sandnet/core"
 import { defineChoice, defineTemplate, type UpdateContext } from "../ledger/template.ts"
 import { Coin, LockedCoin, TimeLock, currentAmount, expiringAmount } from "./coin.ts"
-import { CoinConfig, IssuingMiningRound, OpenMiningRound, holdingFeeRate, usdToCoin, type IssuingMiningRoundPayload, type OpenMiningRoundPayload } from "./config.ts"
+import { CoinConfig, IssuingMiningRound, OpenMiningRound, holdingFeeRate, usdToCoin, type IssuingMiningRoundPayload, type OpenMiningRoundPayload, type TransferConfig } from "./config.ts"
 import { CoinPackage } from "./packages.ts"
 import {
   AppRewardCoupon,
@@ -210,6 +210,77 @@ export const transferControllers = (transfer: Transfer): ReadonlyArray<PartyId> 
   return [...parties]
 }
 
+/** The transfer's own limits and DSO, before anything is fetched. */
+const requireTransferShape = (ctx: UpdateContext, arg: TransferArgument, dso: PartyId, config: TransferConfig): void => {
+  const { transfer } = arg
+  if (arg.expectedDso !== null) ctx.require(arg.expectedDso === dso, "expectedDso does not match the rules' DSO")
+  const maxInputs = Number(config.maxNumInputs)
+  const maxOutputs = Number(config.maxNumOutputs)
+  ctx.require(transfer.inputs.length <= maxInputs, `a transfer takes at most ${maxInputs} inputs, got ${transfer.inputs.length}`)
+  ctx.require(transfer.outputs.length <= maxOutputs, `a transfer takes at most ${maxOutputs} outputs, got ${transfer.outputs.length}`)
+  ctx.require(transfer.inputs.length > 0, "a transfer needs at least one input")
+}
+
+/** Whether the transfer's provider is featured: the context's FeaturedAppRight, checked to be the provider's. */
+const isFeaturedProvider = (ctx: UpdateContext, transfer: Transfer, context: TransferContext, dso: PartyId): boolean => {
+  if (context.featuredAppRight === null) return false
+  const right = ctx.fetch(FeaturedAppRight, context.featuredAppRight).payload
+  ctx.require(right.dso === dso && right.provider === transfer.provider, `featured app right ${context.featuredAppRight} is not the provider's`)
+  return true
+}
+
+/** Redeems every input once, into `sum`; returns what the hooks' inputs were worth. */
+const redeemInputs = (ctx: UpdateContext, transfer: Transfer, context: TransferContext, round: OpenMiningRoundPayload, dso: PartyId, sum: InputSummary): Amount => {
+  let hooked = 0n
+  const seen = new Set<string>()
+  for (const input of transfer.inputs) {
+    ctx.require(!seen.has(input.value), `input ${input.value} is listed twice`)
+    seen.add(input.value)
+    const external = transferHooks.current.redeemInput(ctx, input, transfer, round)
+    if (external !== undefined) hooked += external
+    else redeem(ctx, input, transfer, context, round, dso, sum)
+  }
+  return hooked
+}
+
+/** Checks every output (positive, its lock valid); returns the total and the part moved to others than the sender. */
+const checkOutputs = (ctx: UpdateContext, transfer: Transfer, config: TransferConfig): { readonly outputTotal: Amount; readonly movedToOthers: Amount } => {
+  let outputTotal = 0n
+  let movedToOthers = 0n
+  const maxLockHolders = Number(config.maxNumLockHolders)
+  for (const output of transfer.outputs) {
+    const amount = amountOf(output.amount)
+    ctx.require(amount > 0n, `output amounts must be positive, got ${output.amount}`)
+    const lock = output.lock ?? null
+    if (lock !== null) {
+      ctx.require(lock.holders.length > 0 && lock.holders.length <= maxLockHolders, `a lock has 1 to ${maxLockHolders} holders`)
+      ctx.require((parseIso(lock.expiresAt) ?? 0) > ctx.ledgerTime, "a lock must expire in the future")
+    }
+    outputTotal += amount
+    if (output.receiver !== transfer.sender) movedToOthers += amount
+  }
+  return { outputTotal, movedToOthers }
+}
+
+/** Creates each output's Coin or LockedCoin, in order; returns them as the result lists them. */
+const createOutputs = (ctx: UpdateContext, transfer: Transfer, dso: PartyId, roundNo: number, rate: Amount): Array<Json> =>
+  transfer.outputs.map((output) => {
+    const coin = { dso, owner: output.receiver, amount: expiringAmount(amountOf(output.amount), roundNo, rate) }
+    const lock = output.lock ?? null
+    return lock === null
+      ? { tag: "TransferResultCoin", value: ctx.create(Coin, coin) }
+      : { tag: "TransferResultLockedCoin", value: ctx.create(LockedCoin, { coin, lock }) }
+  })
+
+/** Rewards of a transfer that moved coin to others: the sender's ValidatorRewardCoupon, and a featured provider's AppRewardCoupon. */
+const registerRewards = (ctx: UpdateContext, transfer: Transfer, round: OpenMiningRoundPayload, dso: PartyId, movedToOthers: Amount, featured: boolean): void => {
+  ctx.create(ValidatorRewardCoupon, { dso, user: transfer.sender, amount: formatAmount(movedToOthers), round: round.round })
+  if (featured) {
+    const reward = usdToCoin(amountOf(round.transferConfigUsd.extraFeaturedAppRewardAmount), round)
+    if (reward > 0n) ctx.create(AppRewardCoupon, { dso, provider: transfer.provider, featured: true, amount: formatAmount(reward), round: round.round, beneficiary: null })
+  }
+}
+
 export const CoinRules_Transfer = defineChoice(CoinRules, {
   name: "CoinRules_Transfer",
   consuming: false,
@@ -219,67 +290,24 @@ export const CoinRules_Transfer = defineChoice(CoinRules, {
     const { transfer, context } = arg
     const dso = self.payload.dso
     const config = configAt(self.payload, ctx.ledgerTime).transferConfig
-    if (arg.expectedDso !== null) ctx.require(arg.expectedDso === dso, "expectedDso does not match the rules' DSO")
-    const maxInputs = Number(config.maxNumInputs)
-    const maxOutputs = Number(config.maxNumOutputs)
-    ctx.require(transfer.inputs.length <= maxInputs, `a transfer takes at most ${maxInputs} inputs, got ${transfer.inputs.length}`)
-    ctx.require(transfer.outputs.length <= maxOutputs, `a transfer takes at most ${maxOutputs} outputs, got ${transfer.outputs.length}`)
-    ctx.require(transfer.inputs.length > 0, "a transfer needs at least one input")
+    requireTransferShape(ctx, arg, dso, config)
     const round = requireOpenRound(ctx, context.openMiningRound)
     ctx.require(round.dso === dso, "the round belongs to another DSO")
     const roundNo = roundNumber(round.round)
-    let featured = false
-    if (context.featuredAppRight !== null) {
-      const right = ctx.fetch(FeaturedAppRight, context.featuredAppRight).payload
-      ctx.require(right.dso === dso && right.provider === transfer.provider, `featured app right ${context.featuredAppRight} is not the provider's`)
-      featured = true
-    }
+    const featured = isFeaturedProvider(ctx, transfer, context, dso)
     const sum: InputSummary = { coin: 0n, holdingFees: 0n, appRewards: 0n, validatorRewards: 0n, validatorFaucet: 0n }
-    let hooked = 0n
-    const seen = new Set<string>()
-    for (const input of transfer.inputs) {
-      ctx.require(!seen.has(input.value), `input ${input.value} is listed twice`)
-      seen.add(input.value)
-      const external = transferHooks.current.redeemInput(ctx, input, transfer, round)
-      if (external !== undefined) hooked += external
-      else redeem(ctx, input, transfer, context, round, dso, sum)
-    }
+    const hooked = redeemInputs(ctx, transfer, context, round, dso, sum)
     const inputTotal = sum.coin + sum.appRewards + sum.validatorRewards + sum.validatorFaucet + hooked
-    let outputTotal = 0n
-    let movedToOthers = 0n
-    const maxLockHolders = Number(config.maxNumLockHolders)
-    for (const output of transfer.outputs) {
-      const amount = amountOf(output.amount)
-      ctx.require(amount > 0n, `output amounts must be positive, got ${output.amount}`)
-      const lock = output.lock ?? null
-      if (lock !== null) {
-        ctx.require(lock.holders.length > 0 && lock.holders.length <= maxLockHolders, `a lock has 1 to ${maxLockHolders} holders`)
-        ctx.require((parseIso(lock.expiresAt) ?? 0) > ctx.ledgerTime, "a lock must expire in the future")
-      }
-      outputTotal += amount
-      if (output.receiver !== transfer.sender) movedToOthers += amount
-    }
+    const { outputTotal, movedToOthers } = checkOutputs(ctx, transfer, config)
     ctx.require(
       inputTotal >= outputTotal,
       `insufficient funds: inputs are worth ${formatAmount(inputTotal)}, outputs need ${formatAmount(outputTotal)}`
     )
     const rate = holdingFeeRate(round)
-    const createdCoins: Array<Json> = transfer.outputs.map((output) => {
-      const coin = { dso, owner: output.receiver, amount: expiringAmount(amountOf(output.amount), roundNo, rate) }
-      const lock = output.lock ?? null
-      return lock === null
-        ? { tag: "TransferResultCoin", value: ctx.create(Coin, coin) }
-        : { tag: "TransferResultLockedCoin", value: ctx.create(LockedCoin, { coin, lock }) }
-    })
+    const createdCoins = createOutputs(ctx, transfer, dso, roundNo, rate)
     const change = inputTotal - outputTotal
     const senderChangeCoin = change > 0n ? ctx.create(Coin, { dso, owner: transfer.sender, amount: expiringAmount(change, roundNo, rate) }) : null
-    if (movedToOthers > 0n) {
-      ctx.create(ValidatorRewardCoupon, { dso, user: transfer.sender, amount: formatAmount(movedToOthers), round: round.round })
-      if (featured) {
-        const reward = usdToCoin(amountOf(round.transferConfigUsd.extraFeaturedAppRewardAmount), round)
-        if (reward > 0n) ctx.create(AppRewardCoupon, { dso, provider: transfer.provider, featured: true, amount: formatAmount(reward), round: round.round, beneficiary: null })
-      }
-    }
+    if (movedToOthers > 0n) registerRewards(ctx, transfer, round, dso, movedToOthers, featured)
     transferHooks.current.afterTransfer(ctx, transfer, context, round, dso)
     return {
       round: { number: round.round.number },

@@ -124,6 +124,13 @@ interface CommandPlan {
   readonly burned?: bigint
 }
 
+/** The reward coupons and liveness records registered against one round. */
+interface CouponsOfRound {
+  readonly validator: Array<ActiveContract>
+  readonly app: Array<ActiveContract>
+  readonly liveness: Array<ActiveContract>
+}
+
 const roundNo = (p: { readonly round: { readonly number: string } }): number => Number(p.round.number)
 
 const payloadOf = <P>(c: ActiveContract): P => c.created.createArguments as unknown as P
@@ -284,38 +291,50 @@ export class DsoAutomation implements Actor {
     if (rules === undefined) return []
     const rulesCid = rules.contract.created.contractId
     const plans: Array<CommandPlan> = []
+    this.planAdvance(now, rulesCid, plans)
+    const coupons = this.couponsByRound()
+    this.planStartIssuing(coupons, rulesCid, plans)
+    this.planCloseIssuing(now, rulesCid, plans)
+    this.planExpireRewards(coupons, tick, rulesCid, plans)
+    // 5. dust
+    const latest = this.view.latestOpenRound(now)
+    if (this.config.expireDust && latest !== undefined) plans.push(...this.planDust(now, tick, roundNo(latest.payload), latest.contract.created.contractId))
+    this.planCloseVotes(now, plans)
+    return plans
+  }
+
+  /** 1. advance: the oldest open round is past its targetClosesAt and the two after it have opened. */
+  private planAdvance(now: Micros, rulesCid: ContractId, plans: Array<CommandPlan>): void {
+    const open = this.view.openRounds()
+    if (open.length < 3) return
+    const [oldest, middle, latest] = [open[0]!, open[1]!, open[2]!]
+    const ok =
+      roundNo(middle.payload) === roundNo(oldest.payload) + 1 &&
+      roundNo(latest.payload) === roundNo(middle.payload) + 1 &&
+      (parseIso(oldest.payload.targetClosesAt) ?? Infinity) <= now &&
+      (parseIso(latest.payload.opensAt) ?? Infinity) <= now &&
+      (parseIso(middle.payload.opensAt) ?? Infinity) + Number(middle.payload.tickDuration.microseconds) <= now
+    if (!ok) return
+    plans.push({
+      commandId: `dso:advance:${roundNo(oldest.payload)}`,
+      kind: "roundsAdvanced",
+      count: 1,
+      commands: [
+        Commands.exercise(CoinRules_AdvanceOpenMiningRounds, rulesCid, {
+          coinPrice: this.config.coinPrice ?? latest.payload.coinPrice,
+          roundToArchiveCid: oldest.contract.created.contractId,
+          middleRoundCid: middle.contract.created.contractId,
+          latestRoundCid: latest.contract.created.contractId
+        })
+      ]
+    })
+  }
+
+  /** Coupons by round, from the SV's ACS (they live a few ticks, so there are few). */
+  private couponsByRound(): Map<number, CouponsOfRound> {
     const acs = this.sv.participant.logic.acs
     const dso = this.network.dso
-
-    // 1. advance
-    const open = this.view.openRounds()
-    if (open.length >= 3) {
-      const [oldest, middle, latest] = [open[0]!, open[1]!, open[2]!]
-      const ok =
-        roundNo(middle.payload) === roundNo(oldest.payload) + 1 &&
-        roundNo(latest.payload) === roundNo(middle.payload) + 1 &&
-        (parseIso(oldest.payload.targetClosesAt) ?? Infinity) <= now &&
-        (parseIso(latest.payload.opensAt) ?? Infinity) <= now &&
-        (parseIso(middle.payload.opensAt) ?? Infinity) + Number(middle.payload.tickDuration.microseconds) <= now
-      if (ok) {
-        plans.push({
-          commandId: `dso:advance:${roundNo(oldest.payload)}`,
-          kind: "roundsAdvanced",
-          count: 1,
-          commands: [
-            Commands.exercise(CoinRules_AdvanceOpenMiningRounds, rulesCid, {
-              coinPrice: this.config.coinPrice ?? latest.payload.coinPrice,
-              roundToArchiveCid: oldest.contract.created.contractId,
-              middleRoundCid: middle.contract.created.contractId,
-              latestRoundCid: latest.contract.created.contractId
-            })
-          ]
-        })
-      }
-    }
-
-    // Coupons by round, from the SV's ACS (they live a few ticks, so there are few).
-    const coupons = new Map<number, { validator: Array<ActiveContract>; app: Array<ActiveContract>; liveness: Array<ActiveContract> }>()
+    const coupons = new Map<number, CouponsOfRound>()
     const bucket = (round: number) => {
       let b = coupons.get(round)
       if (b === undefined) coupons.set(round, (b = { validator: [], app: [], liveness: [] }))
@@ -324,9 +343,12 @@ export class DsoAutomation implements Actor {
     for (const c of acs.ofTemplate(ValidatorRewardCoupon.templateId, dso)) bucket(roundNo(payloadOf<ValidatorRewardCouponPayload>(c))).validator.push(c)
     for (const c of acs.ofTemplate(AppRewardCoupon.templateId, dso)) bucket(roundNo(payloadOf<AppRewardCouponPayload>(c))).app.push(c)
     for (const c of acs.ofTemplate(ValidatorLivenessActivityRecord.templateId, dso)) bucket(roundNo(payloadOf<ValidatorLivenessActivityRecordPayload>(c))).liveness.push(c)
+    return coupons
+  }
 
-    // 2. start issuing
-    for (const c of acs.ofTemplate(SummarizingMiningRound.templateId, dso)) {
+  /** 2. start issuing every summarizing round, with the totals of the coupons registered against it. */
+  private planStartIssuing(coupons: ReadonlyMap<number, CouponsOfRound>, rulesCid: ContractId, plans: Array<CommandPlan>): void {
+    for (const c of this.sv.participant.logic.acs.ofTemplate(SummarizingMiningRound.templateId, this.network.dso)) {
       const round = roundNo(payloadOf<SummarizingMiningRoundPayload>(c))
       const b = coupons.get(round)
       let validator = 0n
@@ -356,9 +378,11 @@ export class DsoAutomation implements Actor {
         ]
       })
     }
+  }
 
-    // 3. close issuing rounds
-    for (const c of acs.ofTemplate(IssuingMiningRound.templateId, dso)) {
+  /** 3. close every issuing round past its targetClosesAt. */
+  private planCloseIssuing(now: Micros, rulesCid: ContractId, plans: Array<CommandPlan>): void {
+    for (const c of this.sv.participant.logic.acs.ofTemplate(IssuingMiningRound.templateId, this.network.dso)) {
       const p = payloadOf<IssuingMiningRoundPayload>(c)
       if ((parseIso(p.targetClosesAt) ?? Infinity) > now) continue
       plans.push({
@@ -368,9 +392,11 @@ export class DsoAutomation implements Actor {
         commands: [Commands.exercise(CoinRules_MiningRound_Close, rulesCid, { issuingRoundCid: c.created.contractId })]
       })
     }
+  }
 
-    // 4. expire the coupons of closed rounds, then archive the rounds
-    for (const c of acs.ofTemplate(ClosedMiningRound.templateId, dso)) {
+  /** 4. expire the coupons of closed rounds (in batches), then archive the rounds. */
+  private planExpireRewards(coupons: ReadonlyMap<number, CouponsOfRound>, tick: number, rulesCid: ContractId, plans: Array<CommandPlan>): void {
+    for (const c of this.sv.participant.logic.acs.ofTemplate(ClosedMiningRound.templateId, this.network.dso)) {
       const round = roundNo(payloadOf<ClosedMiningRoundPayload>(c))
       const b = coupons.get(round)
       const all = [...(b?.validator ?? []).map((x) => ["v", x] as const), ...(b?.app ?? []).map((x) => ["a", x] as const), ...(b?.liveness ?? []).map((x) => ["l", x] as const)]
@@ -401,27 +427,23 @@ export class DsoAutomation implements Actor {
         })
       }
     }
+  }
 
-    // 5. dust
-    const latest = this.view.latestOpenRound(now)
-    if (this.config.expireDust && latest !== undefined) plans.push(...this.planDust(now, tick, roundNo(latest.payload), latest.contract.created.contractId))
-
-    // 6. votes
+  /** 6. close vote requests that are decided or past voteBefore. */
+  private planCloseVotes(now: Micros, plans: Array<CommandPlan>): void {
     const svs = this.network.superValidators.length
     const dsoRules = this.view.dsoRules()
-    if (dsoRules !== undefined) {
-      for (const c of acs.ofTemplate(VoteRequest.templateId, dso)) {
-        const p = payloadOf<VoteRequestPayload>(c)
-        if (voteOutcome(p, svs) === "undecided" && (parseIso(p.voteBefore) ?? Infinity) > now) continue
-        plans.push({
-          commandId: `dso:close-vote:${c.created.contractId}`,
-          kind: "votesClosed",
-          count: 1,
-          commands: [Commands.exercise(DsoRules_CloseVoteRequest, dsoRules.contract.created.contractId, { requestCid: c.created.contractId })]
-        })
-      }
+    if (dsoRules === undefined) return
+    for (const c of this.sv.participant.logic.acs.ofTemplate(VoteRequest.templateId, this.network.dso)) {
+      const p = payloadOf<VoteRequestPayload>(c)
+      if (voteOutcome(p, svs) === "undecided" && (parseIso(p.voteBefore) ?? Infinity) > now) continue
+      plans.push({
+        commandId: `dso:close-vote:${c.created.contractId}`,
+        kind: "votesClosed",
+        count: 1,
+        commands: [Commands.exercise(DsoRules_CloseVoteRequest, dsoRules.contract.created.contractId, { requestCid: c.created.contractId })]
+      })
     }
-    return plans
   }
 
   private planDust(now: Micros, tick: number, round: number, roundCid: ContractId): ReadonlyArray<CommandPlan> {

@@ -21,9 +21,12 @@ import type { CantonHash } from "./hash.ts"
 import { decodeSigningKey, type Ed25519PublicKey, SigningKeyUsage } from "./keys.ts"
 import type {
   DelegationRestrictionMessage,
+  HostingParticipantMessage,
+  NamespaceDelegationMessage,
   PartyToKeyMappingMessage,
   PartyToParticipantMessage,
-  SigningPublicKeyMessage
+  SigningPublicKeyMessage,
+  TopologyMappingMessage
 } from "./proto.ts"
 import { TopologyChangeOp } from "./proto.ts"
 import { parseSignature, type ParsedSignature, type SignatureJson, verifyEd25519 } from "./signatures.ts"
@@ -208,90 +211,122 @@ const decodeOne = (index: number, signed: SignedTransactionJson): Check<Decoded>
       )
     if (tx.serial < 1) return yield* invalidTx(index, "serial must be at least 1")
     const hash = topologyTransactionHash(serialized)
-    const mapping = tx.mapping
-    let result: DecodedMapping
-    switch (mapping.kind) {
-      case "unset":
-        return yield* invalidTx(index, "the topology mapping is not set")
-      case "other":
-        return yield* invalidTx(
-          index,
-          `TopologyMapping field ${mapping.fieldNumber} is not part of external party onboarding (NamespaceDelegation, PartyToKeyMapping, PartyToParticipant)`
-        )
-      case "namespaceDelegation": {
-        const nd = mapping.value
-        if (nd.targetKey === undefined) return yield* invalidTx(index, "NamespaceDelegation.target_key is not set")
-        const target = yield* decodeKey(
-          index,
-          "NamespaceDelegation.target_key",
-          nd.targetKey,
-          SigningKeyUsage.SIGNING_KEY_USAGE_NAMESPACE,
-          "NAMESPACE"
-        )
-        if (nd.namespace !== target.fingerprint)
-          return yield* invalidTx(
-            index,
-            `NamespaceDelegation of namespace ${nd.namespace} to key ${target.fingerprint} is not a root delegation; external party onboarding needs the key delegating its own namespace`
-          )
-        const restriction = restrictionCanSign(nd.restriction, nd.isRootDelegation)
-        if ("error" in restriction) return yield* invalidTx(index, `NamespaceDelegation: ${restriction.error}`)
-        const signable = restriction.ok
-        if (signable !== "all" && !signable.includes(MAPPING_CODE.NamespaceDelegation))
-          return yield* invalidTx(index, "a root NamespaceDelegation must be allowed to sign namespace delegations")
-        result = { kind: "NamespaceDelegation", namespace: nd.namespace, target, canSign: signable }
-        break
-      }
-      case "partyToKeyMapping": {
-        const p2k: PartyToKeyMappingMessage = mapping.value
-        if (!isUniqueIdentifier(p2k.party)) return yield* invalidTx(index, `PartyToKeyMapping.party "${p2k.party}" is not a party id`)
-        const keys = yield* decodeKeys(index, "PartyToKeyMapping", p2k.signingKeys, p2k.threshold)
-        result = { kind: "PartyToKeyMapping", party: p2k.party, keys }
-        break
-      }
-      case "partyToParticipant": {
-        const ptp: PartyToParticipantMessage = mapping.value
-        if (!isUniqueIdentifier(ptp.party)) return yield* invalidTx(index, `PartyToParticipant.party "${ptp.party}" is not a party id`)
-        if (ptp.participants.length === 0) return yield* invalidTx(index, "PartyToParticipant lists no participants")
-        const participants: Array<VerifiedHostingParticipant> = []
-        for (const [i, p] of ptp.participants.entries()) {
-          const uid = normalizeParticipantUid(p.participantUid)
-          if (uid === undefined || uid !== p.participantUid)
-            return yield* invalidTx(index, `PartyToParticipant.participants[${i}]: "${p.participantUid}" is not a participant uid`)
-          const permission = permissionFromProto(p.permission)
-          if (permission === undefined)
-            return yield* invalidTx(index, `PartyToParticipant.participants[${i}]: permission ${p.permission} is not Submission, Confirmation or Observation`)
-          if (participants.some((q) => q.participantUid === uid))
-            return yield* invalidTx(index, `PartyToParticipant: participant ${uid} is listed twice`)
-          participants.push({ participantUid: uid, permission, onboarding: p.onboarding })
-        }
-        const confirmers = participants.filter((p) => p.permission !== "Observation").length
-        if (confirmers === 0) return yield* invalidTx(index, "PartyToParticipant: no participant confirms for the party")
-        if (ptp.threshold < 1 || ptp.threshold > confirmers)
-          return yield* invalidTx(
-            index,
-            `PartyToParticipant: threshold ${ptp.threshold} must be between 1 and the number of confirming participants (${confirmers})`
-          )
-        const keys =
-          ptp.partySigningKeys === undefined
-            ? undefined
-            : yield* decodeKeys(index, "PartyToParticipant.party_signing_keys", ptp.partySigningKeys.keys, ptp.partySigningKeys.threshold)
-        result = { kind: "PartyToParticipant", party: ptp.party, hosting: { threshold: ptp.threshold, participants }, keys }
-        break
-      }
-    }
+    const result = yield* decodeMapping(index, tx.mapping)
     return { index, transaction: { mapping: result.kind, serialized, hash }, mapping: result }
   })
 
-const only = <K extends DecodedMapping["kind"]>(
-  decoded: ReadonlyArray<Decoded>,
-  kind: K
-): Check<(Decoded & { readonly mapping: Extract<DecodedMapping, { kind: K }> }) | undefined> => {
-  const found = decoded.filter((d) => d.mapping.kind === kind) as Array<
-    Decoded & { readonly mapping: Extract<DecodedMapping, { kind: K }> }
-  >
+/** One of the three mappings of an external party's onboarding; any other is invalid. */
+const decodeMapping = (index: number, mapping: TopologyMappingMessage): Check<DecodedMapping> => {
+  switch (mapping.kind) {
+    case "unset":
+      return invalidTx(index, "the topology mapping is not set")
+    case "other":
+      return invalidTx(
+        index,
+        `TopologyMapping field ${mapping.fieldNumber} is not part of external party onboarding (NamespaceDelegation, PartyToKeyMapping, PartyToParticipant)`
+      )
+    case "namespaceDelegation":
+      return decodeNamespaceDelegation(index, mapping.value)
+    case "partyToKeyMapping":
+      return decodePartyToKeyMapping(index, mapping.value)
+    case "partyToParticipant":
+      return decodePartyToParticipant(index, mapping.value)
+  }
+}
+
+/** A root delegation of the party's namespace to its own key, allowed to sign namespace delegations. */
+const decodeNamespaceDelegation = (index: number, nd: NamespaceDelegationMessage): Check<DecodedNamespaceDelegation> =>
+  Either.gen(function* () {
+    if (nd.targetKey === undefined) return yield* invalidTx(index, "NamespaceDelegation.target_key is not set")
+    const target = yield* decodeKey(
+      index,
+      "NamespaceDelegation.target_key",
+      nd.targetKey,
+      SigningKeyUsage.SIGNING_KEY_USAGE_NAMESPACE,
+      "NAMESPACE"
+    )
+    if (nd.namespace !== target.fingerprint)
+      return yield* invalidTx(
+        index,
+        `NamespaceDelegation of namespace ${nd.namespace} to key ${target.fingerprint} is not a root delegation; external party onboarding needs the key delegating its own namespace`
+      )
+    const restriction = restrictionCanSign(nd.restriction, nd.isRootDelegation)
+    if ("error" in restriction) return yield* invalidTx(index, `NamespaceDelegation: ${restriction.error}`)
+    const signable = restriction.ok
+    if (signable !== "all" && !signable.includes(MAPPING_CODE.NamespaceDelegation))
+      return yield* invalidTx(index, "a root NamespaceDelegation must be allowed to sign namespace delegations")
+    const result: DecodedNamespaceDelegation = { kind: "NamespaceDelegation", namespace: nd.namespace, target, canSign: signable }
+    return result
+  })
+
+const decodePartyToKeyMapping = (index: number, p2k: PartyToKeyMappingMessage): Check<DecodedPartyToKeyMapping> =>
+  Either.gen(function* () {
+    if (!isUniqueIdentifier(p2k.party)) return yield* invalidTx(index, `PartyToKeyMapping.party "${p2k.party}" is not a party id`)
+    const keys = yield* decodeKeys(index, "PartyToKeyMapping", p2k.signingKeys, p2k.threshold)
+    const result: DecodedPartyToKeyMapping = { kind: "PartyToKeyMapping", party: p2k.party, keys }
+    return result
+  })
+
+const decodePartyToParticipant = (index: number, ptp: PartyToParticipantMessage): Check<DecodedPartyToParticipant> =>
+  Either.gen(function* () {
+    if (!isUniqueIdentifier(ptp.party)) return yield* invalidTx(index, `PartyToParticipant.party "${ptp.party}" is not a party id`)
+    if (ptp.participants.length === 0) return yield* invalidTx(index, "PartyToParticipant lists no participants")
+    const participants = yield* decodeHostingParticipants(index, ptp.participants)
+    const confirmers = participants.filter((p) => p.permission !== "Observation").length
+    if (confirmers === 0) return yield* invalidTx(index, "PartyToParticipant: no participant confirms for the party")
+    if (ptp.threshold < 1 || ptp.threshold > confirmers)
+      return yield* invalidTx(
+        index,
+        `PartyToParticipant: threshold ${ptp.threshold} must be between 1 and the number of confirming participants (${confirmers})`
+      )
+    const keys =
+      ptp.partySigningKeys === undefined
+        ? undefined
+        : yield* decodeKeys(index, "PartyToParticipant.party_signing_keys", ptp.partySigningKeys.keys, ptp.partySigningKeys.threshold)
+    const result: DecodedPartyToParticipant = { kind: "PartyToParticipant", party: ptp.party, hosting: { threshold: ptp.threshold, participants }, keys }
+    return result
+  })
+
+/** Each hosting participant once, by its uid, with a Submission, Confirmation or Observation permission. */
+const decodeHostingParticipants = (
+  index: number,
+  hosting: ReadonlyArray<HostingParticipantMessage>
+): Check<Array<VerifiedHostingParticipant>> =>
+  Either.gen(function* () {
+    const participants: Array<VerifiedHostingParticipant> = []
+    for (const [i, p] of hosting.entries()) {
+      const uid = normalizeParticipantUid(p.participantUid)
+      if (uid === undefined || uid !== p.participantUid)
+        return yield* invalidTx(index, `PartyToParticipant.participants[${i}]: "${p.participantUid}" is not a participant uid`)
+      const permission = permissionFromProto(p.permission)
+      if (permission === undefined)
+        return yield* invalidTx(index, `PartyToParticipant.participants[${i}]: permission ${p.permission} is not Submission, Confirmation or Observation`)
+      if (participants.some((q) => q.participantUid === uid))
+        return yield* invalidTx(index, `PartyToParticipant: participant ${uid} is listed twice`)
+      participants.push({ participantUid: uid, permission, onboarding: p.onboarding })
+    }
+    return participants
+  })
+
+/** A decoded transaction of one mapping kind. */
+type DecodedOf<K extends DecodedMapping["kind"]> = Decoded & { readonly mapping: Extract<DecodedMapping, { kind: K }> }
+
+const only = <K extends DecodedMapping["kind"]>(decoded: ReadonlyArray<Decoded>, kind: K): Check<DecodedOf<K> | undefined> => {
+  const found = decoded.filter((d) => d.mapping.kind === kind) as Array<DecodedOf<K>>
   if (found.length > 1)
     return inconsistent(`more than one ${kind} (transactions ${found.map((d) => d.index).join(", ")}); onboarding takes one of each`)
   return Either.right(found[0])
+}
+
+/** The party the onboarding transactions agree on, with its keys. */
+interface OnboardedParty {
+  readonly ptp: DecodedOf<"PartyToParticipant">
+  readonly p2k: DecodedOf<"PartyToKeyMapping"> | undefined
+  readonly partyId: string
+  readonly partyHint: string
+  readonly namespace: string
+  readonly signingKeys: SigningKeysWithThreshold
+  readonly namespaceKey: Ed25519PublicKey
 }
 
 /**
@@ -309,15 +344,39 @@ export const verifyExternalPartyAllocation = (
         new InvalidArgument({ field: "synchronizer", message: `"${input.synchronizer}" is not a synchronizer id (<name>::<namespace fingerprint>)` })
       )
     if (input.onboardingTransactions.length === 0) return yield* inconsistent("must be non-empty")
+    const decoded = yield* decodeAll(input.onboardingTransactions)
+    const party = yield* partyOf(decoded)
+    const { multiHash, allSigners } = yield* verifySignatures(input, decoded, party)
+    if (input.localParticipantUid !== undefined) yield* checkLocalHosting(input.localParticipantUid, party.ptp.mapping)
+    return {
+      partyId: party.partyId,
+      partyHint: party.partyHint,
+      namespace: party.namespace,
+      namespaceKey: party.namespaceKey,
+      signingKeys: party.signingKeys,
+      hosting: party.ptp.mapping.hosting,
+      transactions: decoded.map((d) => d.transaction),
+      multiHash,
+      signedBy: [...allSigners].sort()
+    }
+  })
 
+/** Every transaction decoded, in request order; no two alike. */
+const decodeAll = (transactions: ReadonlyArray<SignedTransactionJson>): Check<Array<Decoded>> =>
+  Either.gen(function* () {
     const decoded: Array<Decoded> = []
-    for (const [index, signed] of input.onboardingTransactions.entries()) {
+    for (const [index, signed] of transactions.entries()) {
       const d = yield* decodeOne(index, signed)
       const twin = decoded.find((e) => e.transaction.hash.hex === d.transaction.hash.hex)
       if (twin !== undefined) return yield* inconsistent(`transactions ${twin.index} and ${index} are identical`)
       decoded.push(d)
     }
+    return decoded
+  })
 
+/** Consistency across transactions: one of each mapping, one party, its signing keys and its namespace key. */
+const partyOf = (decoded: ReadonlyArray<Decoded>): Check<OnboardedParty> =>
+  Either.gen(function* () {
     const nd = yield* only(decoded, "NamespaceDelegation")
     const p2k = yield* only(decoded, "PartyToKeyMapping")
     const ptp = yield* only(decoded, "PartyToParticipant")
@@ -334,23 +393,46 @@ export const verifyExternalPartyAllocation = (
       return yield* inconsistent(
         "the party has no signing keys: include a PartyToKeyMapping or set PartyToParticipant.party_signing_keys"
       )
-    let namespaceKey: Ed25519PublicKey
-    if (nd !== undefined) {
-      if (nd.mapping.namespace !== namespace)
-        return yield* inconsistent(`The Party namespace (${namespace}) does not match the NamespaceDelegation namespace (${nd.mapping.namespace})`)
-      for (const d of decoded)
-        if (!canSign(nd.mapping, d.mapping.kind))
-          return yield* inconsistent(`the NamespaceDelegation (transaction ${nd.index}) does not allow its key to sign a ${d.mapping.kind}`)
-      namespaceKey = nd.mapping.target
-    } else {
-      const selfSigned = [...(ptp.mapping.keys?.keys ?? []), ...(p2k?.mapping.keys.keys ?? [])].find((k) => k.fingerprint === namespace)
-      if (selfSigned === undefined)
-        return yield* inconsistent(
-          `the party's namespace ${namespace} has no key in the request: include its root NamespaceDelegation (or its key among the party signing keys)`
-        )
-      namespaceKey = selfSigned
-    }
+    const namespaceKey = yield* namespaceKeyOf(decoded, namespace, nd, ptp, p2k)
+    const party: OnboardedParty = { ptp, p2k, partyId, partyHint, namespace, signingKeys, namespaceKey }
+    return party
+  })
 
+/** The namespace's key: the NamespaceDelegation's (which must allow every mapping given), else a party signing key that is it. */
+const namespaceKeyOf = (
+  decoded: ReadonlyArray<Decoded>,
+  namespace: string,
+  nd: DecodedOf<"NamespaceDelegation"> | undefined,
+  ptp: DecodedOf<"PartyToParticipant">,
+  p2k: DecodedOf<"PartyToKeyMapping"> | undefined
+): Check<Ed25519PublicKey> => {
+  if (nd !== undefined) {
+    if (nd.mapping.namespace !== namespace)
+      return inconsistent(`The Party namespace (${namespace}) does not match the NamespaceDelegation namespace (${nd.mapping.namespace})`)
+    for (const d of decoded)
+      if (!canSign(nd.mapping, d.mapping.kind))
+        return inconsistent(`the NamespaceDelegation (transaction ${nd.index}) does not allow its key to sign a ${d.mapping.kind}`)
+    return Either.right(nd.mapping.target)
+  }
+  const selfSigned = [...(ptp.mapping.keys?.keys ?? []), ...(p2k?.mapping.keys.keys ?? [])].find((k) => k.fingerprint === namespace)
+  if (selfSigned === undefined)
+    return inconsistent(
+      `the party's namespace ${namespace} has no key in the request: include its root NamespaceDelegation (or its key among the party signing keys)`
+    )
+  return Either.right(selfSigned)
+}
+
+/**
+ * Every signature (on the multi-transaction hash or on one transaction) is by a key the request
+ * knows and valid; each transaction is signed by its namespace and by the keys it names.
+ */
+const verifySignatures = (
+  input: VerifyExternalPartyAllocationInput,
+  decoded: ReadonlyArray<Decoded>,
+  party: OnboardedParty
+): Check<{ readonly multiHash: CantonHash; readonly allSigners: ReadonlySet<string> }> =>
+  Either.gen(function* () {
+    const { namespace, namespaceKey, signingKeys, p2k } = party
     // Keys the request knows, by fingerprint.
     const known = new Map<string, Ed25519PublicKey>([[namespaceKey.fingerprint, namespaceKey]])
     for (const k of [...signingKeys.keys, ...(p2k?.mapping.keys.keys ?? [])]) known.set(k.fingerprint, k)
@@ -387,35 +469,26 @@ export const verifyExternalPartyAllocation = (
       if (missing.length > 0)
         return yield* Either.left(new MissingSignature({ transactionIndex: d.index, mapping: d.mapping.kind, missingKeys: missing }))
     }
-
-    if (input.localParticipantUid !== undefined) {
-      const local = normalizeParticipantUid(input.localParticipantUid)
-      const hosted = ptp.mapping.hosting.participants.find((p) => p.participantUid === local)
-      if (local === undefined || hosted === undefined)
-        return yield* Either.left(
-          new LocalParticipantNotHosting({
-            participantUid: input.localParticipantUid,
-            reason: `The external party must be hosted on this participant (${input.localParticipantUid}) with confirmation or observation permission; the PartyToParticipant does not list it`
-          })
-        )
-      if (hosted.permission === "Submission")
-        return yield* Either.left(
-          new LocalParticipantNotHosting({
-            participantUid: input.localParticipantUid,
-            reason: `The external party must be hosted on this participant with confirmation or observation permission, not submission (its transactions are signed externally)`
-          })
-        )
-    }
-
-    return {
-      partyId,
-      partyHint,
-      namespace,
-      namespaceKey,
-      signingKeys,
-      hosting: ptp.mapping.hosting,
-      transactions: decoded.map((d) => d.transaction),
-      multiHash,
-      signedBy: [...allSigners].sort()
-    }
+    return { multiHash, allSigners }
   })
+
+/** The local participant hosts the party, with Confirmation or Observation (its transactions are signed externally). */
+const checkLocalHosting = (localParticipantUid: string, ptp: DecodedPartyToParticipant): Check<void> => {
+  const local = normalizeParticipantUid(localParticipantUid)
+  const hosted = ptp.hosting.participants.find((p) => p.participantUid === local)
+  if (local === undefined || hosted === undefined)
+    return Either.left(
+      new LocalParticipantNotHosting({
+        participantUid: localParticipantUid,
+        reason: `The external party must be hosted on this participant (${localParticipantUid}) with confirmation or observation permission; the PartyToParticipant does not list it`
+      })
+    )
+  if (hosted.permission === "Submission")
+    return Either.left(
+      new LocalParticipantNotHosting({
+        participantUid: localParticipantUid,
+        reason: `The external party must be hosted on this participant with confirmation or observation permission, not submission (its transactions are signed externally)`
+      })
+    )
+  return Either.void
+}

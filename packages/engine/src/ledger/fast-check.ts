@@ -51,70 +51,83 @@ const compile = (ast: AST.AST): FastCheck | undefined => {
       const literal = ast.literal
       return (u) => u === literal
     }
-    case "Union": {
-      const members: Array<FastCheck> = []
-      for (const type of ast.types) {
-        const check = compile(type)
-        if (check === undefined) return undefined
-        members.push(check)
-      }
-      return (u) => {
-        for (const member of members) if (member(u)) return true
-        return false
-      }
-    }
-    case "Refinement": {
-      if (!isPrimitive(ast.from)) return undefined
-      const from = compile(ast.from)
-      if (from === undefined) return undefined
-      return (u) => from(u) && Option.isNone(ast.filter(u, AST.defaultParseOption, ast))
-    }
-    case "TupleType": {
-      // Arrays only (Schema.Array): no fixed elements, one rest type.
-      if (ast.elements.length > 0 || ast.rest.length !== 1) return undefined
-      const item = compile(ast.rest[0]!.type)
-      if (item === undefined) return undefined
-      return (u) => {
-        if (!Array.isArray(u)) return false
-        for (const element of u) if (!item(element)) return false
-        return true
-      }
-    }
-    case "TypeLiteral": {
+    case "Union":
+      return compileUnion(ast)
+    case "Refinement":
+      return compileRefinement(ast)
+    case "TupleType":
+      return compileArray(ast)
+    case "TypeLiteral":
       if (ast.propertySignatures.length === 0 && ast.indexSignatures.length === 0) return (u) => u !== null && u !== undefined
-      if (ast.indexSignatures.length > 0) {
-        // Records with string keys only (Schema.Record({ key: Schema.String, value })).
-        const index = ast.indexSignatures[0]!
-        if (ast.propertySignatures.length > 0 || ast.indexSignatures.length > 1 || index.parameter._tag !== "StringKeyword") return undefined
-        const value = compile(index.type)
-        if (value === undefined) return undefined
-        return (u) => {
-          if (!isRecord(u) || Object.getOwnPropertySymbols(u).length > 0) return false
-          for (const key of Object.keys(u)) if (!value(u[key])) return false
-          return true
-        }
-      }
-      const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: FastCheck }> = []
-      for (const ps of ast.propertySignatures) {
-        if (typeof ps.name !== "string") return undefined
-        const check = compile(ps.type)
-        if (check === undefined) return undefined
-        fields.push({ name: ps.name, optional: ps.isOptional, check })
-      }
-      return (u) => {
-        if (!isRecord(u)) return false
-        for (const field of fields) {
-          if (!Object.hasOwn(u, field.name)) {
-            if (field.optional) continue
-            return false
-          }
-          if (!field.check(u[field.name])) return false
-        }
-        return true
-      }
-    }
+      return ast.indexSignatures.length > 0 ? compileRecord(ast) : compileStruct(ast)
     default:
       return undefined
+  }
+}
+
+const compileUnion = (ast: AST.Union): FastCheck | undefined => {
+  const members: Array<FastCheck> = []
+  for (const type of ast.types) {
+    const check = compile(type)
+    if (check === undefined) return undefined
+    members.push(check)
+  }
+  return (u) => {
+    for (const member of members) if (member(u)) return true
+    return false
+  }
+}
+
+const compileRefinement = (ast: AST.Refinement): FastCheck | undefined => {
+  if (!isPrimitive(ast.from)) return undefined
+  const from = compile(ast.from)
+  if (from === undefined) return undefined
+  return (u) => from(u) && Option.isNone(ast.filter(u, AST.defaultParseOption, ast))
+}
+
+/** Arrays only (Schema.Array): no fixed elements, one rest type. */
+const compileArray = (ast: AST.TupleType): FastCheck | undefined => {
+  if (ast.elements.length > 0 || ast.rest.length !== 1) return undefined
+  const item = compile(ast.rest[0]!.type)
+  if (item === undefined) return undefined
+  return (u) => {
+    if (!Array.isArray(u)) return false
+    for (const element of u) if (!item(element)) return false
+    return true
+  }
+}
+
+/** Records with string keys only (Schema.Record({ key: Schema.String, value })). */
+const compileRecord = (ast: AST.TypeLiteral): FastCheck | undefined => {
+  const index = ast.indexSignatures[0]!
+  if (ast.propertySignatures.length > 0 || ast.indexSignatures.length > 1 || index.parameter._tag !== "StringKeyword") return undefined
+  const value = compile(index.type)
+  if (value === undefined) return undefined
+  return (u) => {
+    if (!isRecord(u) || Object.getOwnPropertySymbols(u).length > 0) return false
+    for (const key of Object.keys(u)) if (!value(u[key])) return false
+    return true
+  }
+}
+
+const compileStruct = (ast: AST.TypeLiteral): FastCheck | undefined => {
+  const fields: Array<{ readonly name: string; readonly optional: boolean; readonly check: FastCheck }> = []
+  for (const ps of ast.propertySignatures) {
+    if (typeof ps.name !== "string") return undefined
+    const check = compile(ps.type)
+    if (check === undefined) return undefined
+    fields.push({ name: ps.name, optional: ps.isOptional, check })
+  }
+  return (u) => {
+    if (!isRecord(u)) return false
+    for (const field of fields) {
+      if (!Object.hasOwn(u, field.name)) {
+        if (field.optional) continue
+        return false
+      }
+      if (!field.check(u[field.name])) return false
+    }
+    return true
   }
 }
 

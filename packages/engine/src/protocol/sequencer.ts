@@ -92,6 +92,13 @@ export class SequencerLogic {
     invariant(timestamp > this.lastTimestamp, "sequencer timestamps must strictly increase")
     this.lastTimestamp = timestamp
     this.stats.sequenced++
+    return this.deliver(request, timestamp, costs, total)
+  }
+
+  /** The deliveries of a sequenced submission: one Deliver per recipient, the sender's receipt included. */
+  private deliver(request: SubmissionRequest, timestamp: Micros, costs: ReadonlyArray<number>, total: number): ReadonlyArray<Outgoing> {
+    const self = this.synchronizer.sequencer
+    const id = this.synchronizer.synchronizerId
     const trafficSummary: TrafficSummary = {
       totalTrafficCost: total,
       envelopes: request.envelopes.map((e, i) => ({ trafficCost: costs[i]!, viewIds: [...e.viewIds] }))
