@@ -109,7 +109,7 @@ const RequestLog = () => {
       {shown.length === 0 ? (
         <Empty>No requests yet.</Empty>
       ) : (
-        <div class="scroll log">
+        <div class="scroll log" tabIndex={0} role="region" aria-label="Requests, newest first">
           <table>
             <thead>
               <tr>

@@ -37,7 +37,7 @@ const NodeCard = (props: { readonly node: NodeInfo }) => (
 
 const CopyToken = (props: { readonly user: string }) => (
   <ActionButton
-    label={`Copy a dev token for ${props.user}`}
+    label={`Copy token for ${props.user}`}
     onRun={async () => {
       const token = await sandnet.devToken(props.user)
       await navigator.clipboard?.writeText(token).catch(() => undefined)

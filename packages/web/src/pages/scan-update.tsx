@@ -34,9 +34,12 @@ const EventNode = (props: { readonly id: string; readonly events: Readonly<Recor
       <details open>
         <summary>
           <span class={`badge ${created ? "ok" : e.consuming === true ? "bad" : ""}`}>{created ? "create" : e.consuming === true ? "consuming" : "exercise"}</span>{" "}
-          <strong>{created ? entityOf(e.template_id) : e.choice}</strong> {created ? null : <span class="muted">on {entityOf(e.template_id)}</span>} <Id value={e.contract_id} kind="contract id" />
+          <strong>{created ? entityOf(e.template_id) : e.choice}</strong> {created ? null : <span class="muted">on {entityOf(e.template_id)}</span>}
         </summary>
-        <pre class="json">{JSON.stringify(created ? e.create_arguments : { argument: e.choice_argument, result: e.exercise_result, acting: e.acting_parties }, null, 2)}</pre>
+        <p class="event-contract">
+          Contract <Id value={e.contract_id} kind="contract id" />
+        </p>
+        <pre class="json" tabIndex={0} aria-label={`${created ? "Create arguments" : "Choice argument and result"} of event ${e.event_id}`}>{JSON.stringify(created ? e.create_arguments : { argument: e.choice_argument, result: e.exercise_result, acting: e.acting_parties }, null, 2)}</pre>
         {(e.child_event_ids ?? []).length === 0 ? null : (
           <ul class="tree">
             {e.child_event_ids?.map((c) => <EventNode key={c} id={c} events={props.events} />)}

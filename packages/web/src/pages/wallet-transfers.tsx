@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import { sandnet, type Contract, type Wallet } from "../api.ts"
 import { field, freshId, partyName, payloadTime } from "../format.ts"
-import { useLoad } from "../live.ts"
+import { useLive, useLoad } from "../live.ts"
 import { ActionButton, Amount, Card, Empty, ErrorNote, Id, Time, useUnit } from "../ui.tsx"
 
 type SendKind = "offer" | "preapproved" | "token-standard"
@@ -92,6 +92,9 @@ const OfferRow = (props: { readonly offer: Contract; readonly party: string; rea
   const cid = props.offer.contract_id
   const decide = (d: "accept" | "reject" | "withdraw") => () => props.api.decideOffer(cid, d)
   const counterparty = String(incoming ? p["sender"] : p["receiver"])
+  const { state } = useLive()
+  const expiresAt = payloadTime(p["expiresAt"])
+  const expired = state !== undefined && expiresAt !== undefined && Date.parse(expiresAt) <= Date.parse(state.ledger_time)
   return (
     <tr data-testid="offer-row">
       <td>{incoming ? "from" : "to"}</td>
@@ -103,10 +106,10 @@ const OfferRow = (props: { readonly offer: Contract; readonly party: string; rea
       </td>
       <td>{String(p["description"] ?? "")}</td>
       <td>
-        <Time iso={payloadTime(p["expiresAt"])} />
+        <Time iso={expiresAt} /> {expired ? <span class="badge bad">expired</span> : null}
       </td>
       <td class="actions">
-        {incoming ? (
+        {expired ? null : incoming ? (
           <>
             <ActionButton variant="primary" onError={props.onError} onRun={decide("accept")} label={`Accept offer of ${field(p, "amount", "amount") ?? ""}`}>
               Accept
