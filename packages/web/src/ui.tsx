@@ -84,7 +84,13 @@ export const CopyButton = (props: { readonly text: string; readonly label: strin
         setTimeout(() => setDone(false), 1500)
       }}
     >
-      {done ? "✓" : "⧉"}
+      <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+        {done ? (
+          <path d="M3 8.5l3 3 7-7" fill="none" stroke="currentColor" stroke-width="2" />
+        ) : (
+          <path d="M5 5V2.5h8.5V11H11M2.5 5H11v8.5H2.5z" fill="none" stroke="currentColor" stroke-width="1.5" />
+        )}
+      </svg>
     </button>
   )
 }
