@@ -5,7 +5,7 @@ import { defineWorkspace } from "vitest/config"
 // once per file keeps the suite within its time budget on two cores. Tests must not rely on
 // module-level state being fresh (the engine keeps none that a test could observe).
 export default defineWorkspace([
-  ...["core", "engine", "store", "node", "http", "sim", "cli"].map((name) => ({
+  ...["core", "engine", "store", "node", "http", "sim", "cli", "web"].map((name) => ({
     test: {
       name,
       root: `packages/${name}`,

@@ -8,6 +8,7 @@ import { build } from "esbuild"
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { buildWeb } from "../../web/build.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const packages = join(here, "..", "..")
@@ -119,5 +120,6 @@ export const prepareStorage = async () => {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildBundle()
+  await buildWeb()
   if (process.env.SANDNET_SKIP_PGLITE_TEMPLATE === undefined) await prepareStorage()
 }

@@ -3,6 +3,8 @@
 // file is newer (so the command always runs the current sources).
 import { pathToFileURL } from "node:url"
 import { buildBundle, bundlePath, isStale } from "./build.mjs"
+import { buildWeb, webIsStale } from "../../web/build.mjs"
 
 if (isStale()) await buildBundle()
+if (webIsStale()) await buildWeb()
 await import(pathToFileURL(bundlePath).href)

@@ -11,7 +11,9 @@ const allowed: Record<string, ReadonlyArray<string>> = {
   node: ["core", "engine", "store"],
   sim: ["core", "engine"],
   http: ["core", "engine", "node"],
-  cli: ["core", "engine", "store", "node", "http", "sim"]
+  cli: ["core", "engine", "store", "node", "http", "sim"],
+  // the pages talk to the node over HTTP only
+  web: []
 }
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
@@ -19,7 +21,7 @@ const root = fileURLToPath(new URL("../../", import.meta.url))
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith(".ts") ? [path] : []
+    return statSync(path).isDirectory() ? sourceFiles(path) : /\.tsx?$/.test(path) ? [path] : []
   })
 
 describe("dependency direction", () => {

@@ -17,6 +17,7 @@ import { ErrorResponse, JsCantonError, type SurfaceName } from "./errors.ts"
 import { LedgerApi } from "./ledger.ts"
 import { RegistryApi } from "./registry.ts"
 import { ScanApi } from "./scan.ts"
+import { ScanUpstreamGroup } from "./scan-upstream/index.ts"
 import { RESERVED_SUMMARY, Surfaces, type Surface } from "./surface.ts"
 import { WalletApi } from "./wallet.ts"
 
@@ -125,7 +126,7 @@ const withDocumentFixes = <A extends HttpApi.HttpApi.Any>(api: A, surface: Surfa
 
 /** The API declarations whose documents are served, by surface. */
 export const SurfaceApis = {
-  scan: withDocumentFixes(ScanApi, Surfaces.scan),
+  scan: withDocumentFixes(ScanApi.add(ScanUpstreamGroup), Surfaces.scan),
   wallet: withDocumentFixes(WalletApi, Surfaces.wallet),
   registry: withDocumentFixes(RegistryApi, Surfaces.registry),
   ledger: withDocumentFixes(LedgerApi, Surfaces.ledger)

@@ -22,6 +22,8 @@ import { RegistryRoutes } from "./registry.ts"
 import { ScanRoutes } from "./scan.ts"
 import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings } from "./surface.ts"
 import { WalletRoutes } from "./wallet.ts"
+import { ScanUpstreamRoutes } from "./scan-upstream/index.ts"
+import { WebRoutes } from "./web/index.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -47,7 +49,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, WalletRoutes, RegistryRoutes, DocsRoutes, rootNotFound)
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, RegistryRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 export interface ServeOptions {
   readonly http?: Partial<HttpNodeSettings> | undefined

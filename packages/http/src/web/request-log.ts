@@ -1,0 +1,84 @@
+/**
+ * The node's live request log for the developer console: a global router middleware records every
+ * request (method, path, status, duration) in a bounded ring; `GET /sandnet/requests?after=<seq>`
+ * answers the entries after a sequence number. The web pages' own plumbing (the live notices, the
+ * log itself, static assets) is not recorded, so that watching the log does not fill it.
+ */
+import { HttpApiEndpoint, HttpLayerRouter, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Exit, Layer, Schema } from "effect"
+
+export interface RequestLogEntry {
+  readonly seq: number
+  readonly at: string
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly millis: number
+}
+
+export interface RequestLog {
+  readonly record: (entry: Omit<RequestLogEntry, "seq">) => void
+  readonly after: (seq: number) => ReadonlyArray<RequestLogEntry>
+  /** The sequence number of the last entry (0: none yet). */
+  readonly last: () => number
+}
+
+export const REQUEST_LOG_SIZE = 500
+
+export const makeRequestLog = (size = REQUEST_LOG_SIZE): RequestLog => {
+  const ring: Array<RequestLogEntry> = []
+  let seq = 0
+  return {
+    record: (entry) => {
+      ring.push({ seq: ++seq, ...entry })
+      if (ring.length > size) ring.splice(0, ring.length - size)
+    },
+    after: (from) => ring.filter((e) => e.seq > from),
+    last: () => seq
+  }
+}
+
+const UNLOGGED = [/^\/sandnet\/(events|requests|health)$/, /^\/assets\//, /^\/favicon/]
+
+const pathOf = (url: string): string => new URL(url, "http://x").pathname
+
+/** The middleware: times each request and records its answer's status. */
+export const requestLogMiddleware = (log: RequestLog) =>
+  HttpLayerRouter.middleware(
+    (app) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const path = pathOf(request.url)
+        if (UNLOGGED.some((re) => re.test(path))) return yield* app
+        const started = yield* Clock.currentTimeMillis
+        return yield* app.pipe(
+          Effect.onExit((exit) =>
+            Effect.map(Clock.currentTimeMillis, (now) =>
+              log.record({
+                at: new Date(started).toISOString(),
+                method: request.method,
+                path,
+                status: Exit.isSuccess(exit) ? exit.value.status : 500,
+                millis: now - started
+              })
+            )
+          )
+        )
+      }),
+    { global: true }
+  )
+
+export const RequestLogEntrySchema = Schema.Struct({
+  seq: Schema.Int,
+  at: Schema.String,
+  method: Schema.String,
+  path: Schema.String,
+  status: Schema.Int,
+  millis: Schema.Number
+}).annotations({ identifier: "SandnetRequestLogEntry" })
+
+export const GetRequests = HttpApiEndpoint.get("getSandnetRequests", "/requests")
+  .setUrlParams(Schema.Struct({ after: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())) }))
+  .addSuccess(Schema.Struct({ last: Schema.Int, requests: Schema.Array(RequestLogEntrySchema) }).annotations({ identifier: "SandnetRequestLog" }))
+
+export type RequestLogLayer = Layer.Layer<never, never, HttpLayerRouter.HttpRouter>

@@ -1,0 +1,166 @@
+/**
+ * `/scan`, the explorer: rounds, supply and burn, recent updates with their verdicts, featured apps,
+ * votes and ACS snapshots, and search by update id, contract id or party; `/scan/update/<id>` and
+ * `/scan/party/<party>` show one update or one party.
+ */
+import { useState } from "preact/hooks"
+import { scan, type EventItem } from "../api.ts"
+import { entityOf, field } from "../format.ts"
+import { useLive, useLoad } from "../live.ts"
+import { Card, Empty, ErrorNote, Id, navigate, Time } from "../ui.tsx"
+import { updateIdOf, useEvents } from "./scan-feed.ts"
+import { RoundsCard, SupplyCard } from "./scan-rounds.tsx"
+import { PartyPage, summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
+
+/** Where a search leads: an update, the update that created a contract, or a party. */
+const searchTarget = (text: string, events: ReadonlyArray<EventItem>): string | undefined => {
+  const q = text.trim()
+  if (/^1220[0-9a-f]{64}$/.test(q)) return `/scan/update/${q}`
+  if (q.includes("::")) return `/scan/party/${encodeURIComponent(q)}`
+  if (/^00[0-9a-f]{64}/.test(q)) {
+    const found = events.find((e) => Object.values(e.update?.events_by_id ?? {}).some((ev) => ev.contract_id === q && ev.event_type === "created_event"))
+    return found === undefined ? undefined : `/scan/update/${updateIdOf(found)}`
+  }
+  return undefined
+}
+
+const Search = (props: { readonly events: ReadonlyArray<EventItem> }) => {
+  const [text, setText] = useState("")
+  const [error, setError] = useState<string | undefined>(undefined)
+  return (
+    <form
+      class="search"
+      role="search"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const target = searchTarget(text, props.events)
+        setError(target === undefined ? "Nothing found: enter an update id (1220…), a contract id (00…) or a party (name::1220…)" : undefined)
+        if (target !== undefined) navigate(target)
+      }}
+    >
+      <label for="scan-search" class="sr-only">
+        Search by update id, contract id or party
+      </label>
+      <input id="scan-search" name="q" placeholder="Update id, contract id or party" value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />
+      <button type="submit" class="btn primary">
+        Search
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  )
+}
+
+const RecentUpdates = (props: { readonly events: ReadonlyArray<EventItem> }) => {
+  const recent = props.events.slice(-25).reverse()
+  return (
+    <Card title="Recent updates" wide>
+      {recent.length === 0 ? (
+        <Empty>No updates yet.</Empty>
+      ) : (
+        <div class="scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Record time</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">What</th>
+                <th scope="col">Update</th>
+              </tr>
+            </thead>
+            <tbody>
+              {recent.map((e) => (
+                <tr key={updateIdOf(e)}>
+                  <td>
+                    <Time iso={e.update?.record_time ?? e.verdict?.record_time} />
+                  </td>
+                  <td>
+                    <VerdictBadge item={e} />
+                  </td>
+                  <td>{summaryOf(e.update)}</td>
+                  <td>
+                    <Id value={updateIdOf(e)} kind="update id" href={`/scan/update/${updateIdOf(e)}`} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  )
+}
+
+const Governance = (props: { readonly version: number }) => {
+  const apps = useLoad(scan.featuredApps, [props.version])
+  const requests = useLoad(scan.voteRequests, [props.version])
+  const results = useLoad(scan.voteResults, [props.version])
+  return (
+    <>
+      <Card title="Featured apps">
+        <ErrorNote error={apps.error} />
+        {(apps.data ?? []).length === 0 ? <Empty>No featured apps.</Empty> : <ul class="plain">{apps.data?.map((a) => <li key={a.contract_id}><Id value={String(a.payload["provider"])} kind="party" href={`/scan/party/${encodeURIComponent(String(a.payload["provider"]))}`} /></li>)}</ul>}
+      </Card>
+      <Card title="Votes">
+        <ErrorNote error={requests.error ?? results.error} />
+        <h3>Open requests</h3>
+        {(requests.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{requests.data?.map((r) => <li key={r.contract_id}>{field(r.payload, "action", "tag") ?? entityOf(r.template_id)} by {String(r.payload["requester"] ?? "")}</li>)}</ul>}
+        <h3>Results</h3>
+        {(results.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{results.data?.map((r, i) => <li key={i}>{field(r, "outcome", "tag") ?? "outcome"} · <Time iso={String(r["completedAt"] ?? "")} /></li>)}</ul>}
+      </Card>
+    </>
+  )
+}
+
+const Snapshots = (props: { readonly ledgerTime: string | undefined }) => {
+  const snapshot = useLoad(() => (props.ledgerTime === undefined ? Promise.resolve(undefined) : scan.acsSnapshot(props.ledgerTime)), [props.ledgerTime?.slice(0, 13)])
+  return (
+    <Card title="ACS snapshots">
+      {snapshot.error !== undefined || snapshot.data === undefined ? (
+        <Empty>No snapshot yet (one is taken at the first update's record time and at every full hour).</Empty>
+      ) : (
+        <>
+          <p>
+            Latest: <Time iso={snapshot.data.record_time} />
+          </p>
+          <ul class="plain">
+            {snapshot.data.object_refs.map((o) => (
+              <li key={o.url}>
+                <a href={o.url} download>
+                  {o.url.slice(o.url.lastIndexOf("/") + 1)}
+                </a>{" "}
+                <span class="muted">sha256 {o.digest.slice(0, 12)}…</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+    </Card>
+  )
+}
+
+const ScanHome = () => {
+  const { state, version } = useLive()
+  const events = useEvents(state?.generation, version)
+  return (
+    <>
+      <div class="page-head">
+        <h1>Scan</h1>
+        <Search events={events} />
+      </div>
+      <div class="grid">
+        <RoundsCard version={version} />
+        <SupplyCard version={version} />
+        <RecentUpdates events={events} />
+        <Governance version={version} />
+        <Snapshots ledgerTime={state?.ledger_time} />
+      </div>
+    </>
+  )
+}
+
+export const ScanPage = (props: { readonly path: string }) => {
+  const parts = props.path.split("/").filter((p) => p !== "")
+  if (parts[1] === "update" && parts[2] !== undefined) return <UpdatePage updateId={decodeURIComponent(parts[2])} />
+  if (parts[1] === "party" && parts[2] !== undefined) return <PartyPage party={decodeURIComponent(parts[2])} />
+  return <ScanHome />
+}
