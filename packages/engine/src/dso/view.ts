@@ -22,7 +22,7 @@ import {
   type TransferPreapprovalPayload
 } from "../coin/index.ts"
 import type { CoinNetwork } from "../coin-network.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 
 export interface TypedContract<P> {
   readonly contract: ActiveContract

@@ -65,7 +65,7 @@ import { interpret, type Command, type InterpretedTransaction } from "../ledger/
 import type { Template, TemplateRegistry } from "../ledger/template.ts"
 import * as Packages from "../packages/index.ts"
 import type { ParticipantPermission, TopologyState } from "../topology.ts"
-import type { CompletionRecord, ParticipantLogic } from "./participant.ts"
+import type { CompletionRecord, ParticipantLogic } from "../participant/index.ts"
 
 // =============================================================================================
 // Errors

@@ -51,7 +51,7 @@ import { ContextKeys } from "../coin/instruction.ts"
 import type { InFlightContract } from "../ledger/acs.ts"
 import { createdEventBlob } from "./ledger-api.ts"
 import type { Template, TemplateRegistry } from "../ledger/template.ts"
-import type { ParticipantLogic } from "./participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import type { ScanStore } from "./scan.ts"
 
 // ---------------------------------------------------------------------------------------------

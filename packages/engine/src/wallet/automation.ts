@@ -76,7 +76,7 @@ import {
 import { MinHeap } from "../dso/heap.ts"
 import { Commands, type Command } from "../ledger/interpreter.ts"
 import { Network, Outgoing, type Actor, type Message } from "../network/network.ts"
-import type { Completion } from "../node/participant.ts"
+import type { Completion } from "../participant/index.ts"
 import type { WalletNode } from "./wallet.ts"
 
 export interface WalletAutomationStats {

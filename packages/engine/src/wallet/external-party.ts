@@ -59,7 +59,7 @@ import * as External from "../external/index.ts"
 import { Commands } from "../ledger/interpreter.ts"
 import { PackageDef, defineChoice, defineTemplate } from "../ledger/template.ts"
 import * as LedgerApi from "../node/ledger-api.ts"
-import type { Completion } from "../node/participant.ts"
+import type { Completion } from "../participant/index.ts"
 import { renderContract, type ContractWithStateJson } from "../node/scan-api.ts"
 import {
   DsoNotReady,
