@@ -72,7 +72,8 @@ import {
   WalletCommandFailed,
   type WalletError
 } from "./errors.ts"
-import type { Outcome, WalletNode } from "./wallet.ts"
+import type { Outcome } from "./outcome.ts"
+import type { WalletNode } from "./wallet.ts"
 
 // ---------------------------------------------------------------- the proposal contract
 

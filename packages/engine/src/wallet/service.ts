@@ -17,7 +17,8 @@ import { startWalletAutomation, type WalletAutomation } from "./automation.ts"
 import { defaultWalletConfig, type WalletConfig } from "./config.ts"
 import type { WalletError } from "./errors.ts"
 import type { WalletEvent } from "./journal.ts"
-import { WalletNode, type Outcome } from "./wallet.ts"
+import type { Outcome } from "./outcome.ts"
+import { WalletNode } from "./wallet.ts"
 
 type Op<A> = Effect.Effect<A, WalletError>
 
