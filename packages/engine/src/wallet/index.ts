@@ -1,6 +1,7 @@
 /** The wallet of a validator node: users, balances, transfers of every kind, its journal, its automations and its Effect service. */
 export * as WalletTypes from "./api.ts"
-export * from "./automation.ts"
+export * from "./automation/automation.ts"
+export type { WalletAutomationStats } from "./automation/stats.ts"
 export * from "./config.ts"
 export type { WalletStats } from "./context.ts"
 export * from "./errors.ts"
