@@ -91,28 +91,29 @@ export const step = <M extends AnyStateMachine>(
   snapshot: SnapshotFrom<M>,
   event: EventFromLogic<M>
 ): StepResult<M> => {
+  const refusal = refusalOf<M>(snapshot, event)
+  if (refusal !== undefined) return { accepted: false, snapshot, refusal }
+  const state = stateOf<M>(snapshot)
+  const [stepped, actions] = transition(machine, snapshot, event)
+  // The machines have no actions other than `assign`, which the transition applies itself.
+  invariant(actions.length === 0, () => `${machine.id}: ${event.type} in ${state} left actions to execute`)
+  const next = settled<M>(stepped as SnapshotFrom<M>)
+  invariant(next !== snapshot, () => `${machine.id}: ${event.type} in ${state} was enabled but changed nothing`)
+  return { accepted: true, snapshot: next }
+}
+
+/**
+ * Why the machine would refuse `event` now, or undefined when it would take it: asks the
+ * lifecycle whether a step is still possible without taking it (guards included).
+ */
+export const refusalOf = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>, event: EventFromLogic<M>): Refusal | undefined => {
   const state = stateOf<M>(snapshot)
   // A final state never moves; xstate would simply ignore the event, which callers must not do.
-  if (view<M>(snapshot).status !== "active") {
-    return { accepted: false, snapshot, refusal: { kind: "notAllowedInState", state, event: event.type } }
-  }
-  if (view<M>(snapshot).can(event)) {
-    const [stepped, actions] = transition(machine, snapshot, event)
-    // The machines have no actions other than `assign`, which the transition applies itself.
-    invariant(actions.length === 0, () => `${machine.id}: ${event.type} in ${state} left actions to execute`)
-    const next = settled<M>(stepped as SnapshotFrom<M>)
-    invariant(next !== snapshot, () => `${machine.id}: ${event.type} in ${state} was enabled but changed nothing`)
-    return { accepted: true, snapshot: next }
-  }
+  if (view<M>(snapshot).status !== "active") return { kind: "notAllowedInState", state, event: event.type }
+  if (view<M>(snapshot).can(event)) return undefined
   const candidates = getNextTransitions(snapshot).filter((t) => t.eventType === event.type)
-  if (candidates.length === 0) {
-    return { accepted: false, snapshot, refusal: { kind: "notAllowedInState", state, event: event.type } }
-  }
-  return {
-    accepted: false,
-    snapshot,
-    refusal: { kind: "conditionFailed", state, event: event.type, guards: candidates.map((t) => guardName(t.guard)) }
-  }
+  if (candidates.length === 0) return { kind: "notAllowedInState", state, event: event.type }
+  return { kind: "conditionFailed", state, event: event.type, guards: candidates.map((t) => guardName(t.guard)) }
 }
 
 /** Applies events in order, keeping refused ones out of the state; used to replay a stored log. */

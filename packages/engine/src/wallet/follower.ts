@@ -4,10 +4,11 @@
  * follows, on the exercises that close or move them) and on each completion of the node's commands
  * (free the coins the command held, settle its tracking id, count it, tell the hooks).
  */
-import type { CommittedUpdate, ContractId, ExercisedNode, Micros, TransactionUpdate } from "@sandnet/core"
+import { invariant, type CommittedUpdate, type ContractId, type ExercisedNode, type Micros, type TransactionUpdate } from "@sandnet/core"
+import type { AnyStateMachine, EventFromLogic, SnapshotFrom } from "xstate"
 import { MergeDelegation, MergeDelegationProposal, MintingDelegationProposal, type MintingDelegationPayload } from "../coin/index.ts"
 import { buyTrafficRequestMachine } from "../machines/buy-traffic-request.ts"
-import { start, step, type StepResult } from "../machines/lifecycle.ts"
+import { start, step } from "../machines/lifecycle.ts"
 import { mergeDelegationMachine } from "../machines/merge-delegation.ts"
 import { mintingDelegationMachine } from "../machines/minting-delegation.ts"
 import { transferInstructionMachine } from "../machines/transfer-instruction.ts"
@@ -46,6 +47,17 @@ export const onCompletion = (wallet: WalletContext, completion: Completion, now:
   for (const hook of wallet.completionHooks) hook(completion, now)
 }
 
+/**
+ * A step the ledger committed. Its lifecycle must take it: the contract checked the same rules (the
+ * expiry rule is one function, coin/expiry.ts), so a refusal is a defect in Sandnet, not a step to
+ * drop; it breaks an invariant.
+ */
+const committedStep = <M extends AnyStateMachine>(machine: M, snapshot: SnapshotFrom<M>, event: EventFromLogic<M>, contractId: ContractId): SnapshotFrom<M> => {
+  const result = step(machine, snapshot, event)
+  invariant(result.accepted, () => `${machine.id} of ${contractId}: the ledger committed ${event.type}, its lifecycle refused it (${result.accepted ? "" : JSON.stringify(result.refusal)})`)
+  return result.snapshot
+}
+
 /** Steps the lifecycles of what the wallet follows (offers, instructions, buy-traffic requests, delegations) on the exercises the ledger shows. */
 export const observe = (wallet: WalletContext, entry: CommittedUpdate): void => {
   const update = entry.update
@@ -69,11 +81,8 @@ export const observe = (wallet: WalletContext, entry: CommittedUpdate): void => 
 }
 
 const stepOffer = (wallet: WalletContext, key: string, record: OfferRecord, event: Parameters<typeof step<typeof transferOfferMachine>>[2], patch: Partial<OfferRecord>): void => {
-  const result: StepResult<typeof transferOfferMachine> = step(transferOfferMachine, restoreSnapshot(transferOfferMachine, record.offer), event)
-  // A refused step is the ledger disagreeing with a stale record (it cannot be: the ledger checked
-  // the same rule); keep the record, the ledger is the truth.
-  if (!result.accepted) return
-  wallet.apply({ _tag: "OfferChanged", key, record: { ...record, ...patch, offer: persistSnapshot(transferOfferMachine, result.snapshot) } })
+  const offer = committedStep(transferOfferMachine, restoreSnapshot(transferOfferMachine, record.offer), event, record.offerContractId)
+  wallet.apply({ _tag: "OfferChanged", key, record: { ...record, ...patch, offer: persistSnapshot(transferOfferMachine, offer) } })
 }
 
 const onOfferExercise = (wallet: WalletContext, key: string, node: ExercisedNode, update: TransactionUpdate): void => {
@@ -140,15 +149,14 @@ const onInstructionExercise = (wallet: WalletContext, key: string, node: Exercis
             ? { type: "expire", ledgerTime: update.effectiveAt }
             : undefined
   if (event === undefined) return
-  const result = step(transferInstructionMachine, restoreSnapshot(transferInstructionMachine, record.instruction), event)
-  if (!result.accepted) return
+  const instruction = committedStep(transferInstructionMachine, restoreSnapshot(transferInstructionMachine, record.instruction), event, node.contractId)
   if (event.type === "accept") wallet.stats.tokenTransfersCompleted++
   else wallet.stats.tokenTransfersClosed++
   const output = (node.exerciseResult as { output?: { value?: { receiverHoldingCids?: ReadonlyArray<string> } } } | null)?.output?.value?.receiverHoldingCids ?? []
   wallet.apply({
     _tag: "InstructionChanged",
     key,
-    record: { ...record, instruction: persistSnapshot(transferInstructionMachine, result.snapshot), finalTransactionId: update.updateId, receiverHoldingCids: [...output] }
+    record: { ...record, instruction: persistSnapshot(transferInstructionMachine, instruction), finalTransactionId: update.updateId, receiverHoldingCids: [...output] }
   })
 }
 
@@ -165,12 +173,11 @@ const onBuyTrafficExercise = (wallet: WalletContext, key: string, node: Exercise
           ? { type: "reject", reason }
           : undefined
   if (event === undefined) return
-  const result = step(buyTrafficRequestMachine, restoreSnapshot(buyTrafficRequestMachine, record.request), event)
-  if (!result.accepted) return
+  const request = committedStep(buyTrafficRequestMachine, restoreSnapshot(buyTrafficRequestMachine, record.request), event, node.contractId)
   wallet.apply({
     _tag: "BuyTrafficChanged",
     key,
-    record: { ...record, request: persistSnapshot(buyTrafficRequestMachine, result.snapshot), completedTransactionId: event.type === "complete" ? update.updateId : null }
+    record: { ...record, request: persistSnapshot(buyTrafficRequestMachine, request), completedTransactionId: event.type === "complete" ? update.updateId : null }
   })
 }
 
@@ -194,10 +201,9 @@ const onMergeProposalExercise = (wallet: WalletContext, node: ExercisedNode): vo
             ? { type: "withdraw" }
             : undefined
     if (event === undefined) return
-    const result = step(mergeDelegationMachine, restoreSnapshot(mergeDelegationMachine, record.delegation), event)
-    if (!result.accepted) return
+    const delegation = committedStep(mergeDelegationMachine, restoreSnapshot(mergeDelegationMachine, record.delegation), event, node.contractId)
     const contractId = event.type === "accept" ? event.delegationContractId : record.contractId
-    wallet.apply({ _tag: "MergeDelegationChanged", owner, record: { contractId, delegation: persistSnapshot(mergeDelegationMachine, result.snapshot) } })
+    wallet.apply({ _tag: "MergeDelegationChanged", owner, record: { contractId, delegation: persistSnapshot(mergeDelegationMachine, delegation) } })
     return
   }
 }
@@ -205,8 +211,8 @@ const onMergeProposalExercise = (wallet: WalletContext, node: ExercisedNode): vo
 const onMergeDelegationArchived = (wallet: WalletContext, node: ExercisedNode): void => {
   for (const [owner, record] of wallet.state.mergeDelegations) {
     if (record.contractId !== node.contractId || record.delegation.state !== "active") continue
-    const result = step(mergeDelegationMachine, restoreSnapshot(mergeDelegationMachine, record.delegation), { type: "revoke" })
-    if (result.accepted) wallet.apply({ _tag: "MergeDelegationChanged", owner, record: { ...record, delegation: persistSnapshot(mergeDelegationMachine, result.snapshot) } })
+    const delegation = committedStep(mergeDelegationMachine, restoreSnapshot(mergeDelegationMachine, record.delegation), { type: "revoke" }, node.contractId)
+    wallet.apply({ _tag: "MergeDelegationChanged", owner, record: { ...record, delegation: persistSnapshot(mergeDelegationMachine, delegation) } })
     return
   }
 }
@@ -230,12 +236,11 @@ const onMintingProposalExercise = (wallet: WalletContext, node: ExercisedNode): 
           ? { type: "withdraw" }
           : undefined
   if (event === undefined) return
-  const result = step(mintingDelegationMachine, restoreSnapshot(mintingDelegationMachine, record.delegation), event)
-  if (!result.accepted) return
+  const delegation = committedStep(mintingDelegationMachine, restoreSnapshot(mintingDelegationMachine, record.delegation), event, node.contractId)
   wallet.apply({
     _tag: "MintingDelegationChanged",
     proposalContractId: node.contractId,
-    record: { contractId: event.type === "accept" ? event.delegationContractId : record.contractId, delegation: persistSnapshot(mintingDelegationMachine, result.snapshot) }
+    record: { contractId: event.type === "accept" ? event.delegationContractId : record.contractId, delegation: persistSnapshot(mintingDelegationMachine, delegation) }
   })
 }
 

@@ -7,7 +7,8 @@
  * the lifecycle of what it created (offer, instruction, buy-traffic request) starts.
  */
 import { Effect, Either } from "effect"
-import { InvalidArgument, invariant, parseIso, type ActiveContract, type ContractId, type Json, type PartyId } from "@sandnet/core"
+import { InvalidArgument, invariant, type ActiveContract, type ContractId, type Json, type PartyId } from "@sandnet/core"
+import { expiryOf } from "../coin/expiry.ts"
 import type { BuyTrafficRequestPayload, CoinTransferInstructionPayload, TransferOfferPayload } from "../coin/index.ts"
 import type { Command } from "../ledger/interpreter.ts"
 import { buyTrafficRequestMachine } from "../machines/buy-traffic-request.ts"
@@ -114,7 +115,7 @@ const startOffer = (wallet: WalletContext, key: string, record: TrackingRecord, 
     receiver: p.receiver,
     amount: p.amount.amount,
     description: p.description,
-    expiresAt: parseIso(p.expiresAt) ?? 0
+    expiresAt: expiryOf(p.expiresAt)
   })
   wallet.stats.offersCreated++
   wallet.apply({
@@ -146,7 +147,7 @@ const startInstruction = (wallet: WalletContext, key: string, record: TrackingRe
     receiver: p.transfer.receiver,
     amount: p.transfer.amount,
     lockedHoldingIds: [p.lockedCoin],
-    expiresAt: parseIso(p.transfer.executeBefore) ?? 0
+    expiresAt: expiryOf(p.transfer.executeBefore)
   })
   wallet.stats.tokenTransfersCreated++
   wallet.apply({
@@ -174,7 +175,7 @@ const startBuyTraffic = (wallet: WalletContext, key: string, record: TrackingRec
     synchronizerId: p.synchronizerId,
     migrationId: Number(p.migrationId),
     trafficAmount: Number(p.trafficAmount),
-    expiresAt: parseIso(p.expiresAt) ?? 0
+    expiresAt: expiryOf(p.expiresAt)
   })
   wallet.stats.buyTrafficRequests++
   wallet.apply({

@@ -1,6 +1,6 @@
 /** The expiry automation: expires the offers, accepted offers, transfer instructions and buy-traffic requests the users sent, once they are due. */
 import { Effect } from "effect"
-import { parseIso, type ContractId, type Micros } from "@sandnet/core"
+import type { ContractId, Micros } from "@sandnet/core"
 import {
   AcceptedTransferOffer_Expire,
   BuyTrafficRequest_Expire,
@@ -8,12 +8,13 @@ import {
   TransferOffer_Expire,
   type CoinTransferInstructionPayload
 } from "../../coin/index.ts"
+import { expiryOf } from "../../coin/expiry.ts"
 import { Commands } from "../../ledger/interpreter.ts"
 import { ok, type AutomationState, type Expiring } from "./state.ts"
 
 /** Files a transfer instruction a user sent, to expire after its deadline. */
 export const fileInstruction = (auto: AutomationState, contractId: ContractId, p: CoinTransferInstructionPayload): void => {
-  if (auto.hosts(p.transfer.sender)) auto.expiry.push(parseIso(p.transfer.executeBefore) ?? 0, { contractId, kind: "instruction", actor: p.transfer.sender })
+  if (auto.hosts(p.transfer.sender)) auto.expiry.push(expiryOf(p.transfer.executeBefore), { contractId, kind: "instruction", actor: p.transfer.sender })
 }
 
 /** Expires what is due; what is still active is looked at again on the next poll. */

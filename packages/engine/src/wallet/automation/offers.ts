@@ -3,7 +3,7 @@
  * the accepted offers the wallet's users sent (or abort them when the sender lacks coin).
  */
 import { Effect, Either } from "effect"
-import { amountOf, divAmount, parseIso, type ContractId, type Micros, type PartyId } from "@sandnet/core"
+import { amountOf, divAmount, type ContractId, type Micros, type PartyId } from "@sandnet/core"
 import {
   AcceptedTransferOffer_Abort,
   AcceptedTransferOffer_Complete,
@@ -11,8 +11,11 @@ import {
   type AcceptedTransferOfferPayload,
   type TransferOfferPayload
 } from "../../coin/index.ts"
+import { expiryOf, isExpired } from "../../coin/expiry.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { refusalOf } from "../../machines/lifecycle.ts"
 import { payloadOf } from "../context.ts"
+import { offerLifecycle } from "../lifecycles.ts"
 import { ok, type AutomationState, type Reference } from "./state.ts"
 
 /** Files a new offer: to accept when its receiver auto-accepts its sender, to expire when a user sent it. Whether to act at once. */
@@ -22,7 +25,7 @@ export const fileOffer = (auto: AutomationState, contractId: ContractId, p: Tran
     auto.acceptQueue.add(contractId)
     urgent = true
   }
-  if (auto.hosts(p.sender)) auto.expiry.push(parseIso(p.expiresAt) ?? 0, { contractId, kind: "offer", actor: p.sender })
+  if (auto.hosts(p.sender)) auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "offer", actor: p.sender })
   return urgent
 }
 
@@ -34,7 +37,7 @@ export const fileAcceptedOffer = (auto: AutomationState, contractId: ContractId,
     auto.completeQueue.add(contractId)
     urgent = true
   }
-  auto.expiry.push(parseIso(p.expiresAt) ?? 0, { contractId, kind: "accepted", actor: p.sender })
+  auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "accepted", actor: p.sender })
   return urgent
 }
 
@@ -50,7 +53,8 @@ export const acceptOffers = (auto: AutomationState, now: Micros): Effect.Effect<
       const c = acs.get(cid)
       if (c === undefined) continue
       const p = payloadOf<TransferOfferPayload>(c)
-      if (now >= (parseIso(p.expiresAt) ?? 0)) continue
+      // An offer its lifecycle no longer lets be accepted (past its expiry) is left to expire.
+      if (refusalOf(offerLifecycle(auto.wallet, c), { type: "accept", ledgerTime: now }) !== undefined) continue
       yield* auto.run([p.receiver], [], `auto:accept:${cid}`, [Commands.exercise(TransferOffer_Accept, cid, {})], [], [], ok(() => auto.stats.offersAutoAccepted++))
     }
   })
@@ -62,7 +66,7 @@ export const completeAccepted = (auto: AutomationState, cid: ContractId, now: Mi
     if (c === undefined) return void auto.completeQueue.delete(cid)
     const p = payloadOf<AcceptedTransferOfferPayload>(c)
     // Past its expiry it can only expire (the expiry automation does it).
-    if (now >= (parseIso(p.expiresAt) ?? 0)) return void auto.completeQueue.delete(cid)
+    if (isExpired(expiryOf(p.expiresAt), now)) return void auto.completeQueue.delete(cid)
     const round = auto.wallet.dso.latestOpenRound(now)!.payload
     const amount = p.amount.unit === "CoinUnit" ? amountOf(p.amount.amount) : divAmount(amountOf(p.amount.amount), amountOf(round.coinPrice))
     const selected = auto.wallet.selectCoins(p.sender, amount, ref.roundNumber)

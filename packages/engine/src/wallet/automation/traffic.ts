@@ -4,7 +4,7 @@
  * on a development network when the operator has no coin).
  */
 import { Effect, Either } from "effect"
-import { amountOf, divAmount, formatAmount, parseIso, type ActiveContract, type Amount, type ContractId, type Micros } from "@sandnet/core"
+import { amountOf, divAmount, formatAmount, type ActiveContract, type Amount, type ContractId, type Micros } from "@sandnet/core"
 import {
   BuyTrafficRequest_Cancel,
   BuyTrafficRequest_Complete,
@@ -14,6 +14,7 @@ import {
   trafficCostUsd,
   type BuyTrafficRequestPayload
 } from "../../coin/index.ts"
+import { expiryOf, isExpired } from "../../coin/expiry.ts"
 import { Commands } from "../../ledger/interpreter.ts"
 import { payloadOf } from "../context.ts"
 import { ok, type AutomationState, type Reference } from "./state.ts"
@@ -26,7 +27,7 @@ export const fileBuyTrafficRequest = (auto: AutomationState, contractId: Contrac
     auto.trafficQueue.add(contractId)
     urgent = true
   }
-  auto.expiry.push(parseIso(p.expiresAt) ?? 0, { contractId, kind: "buyTraffic", actor: p.endUserParty })
+  auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "buyTraffic", actor: p.endUserParty })
   return urgent
 }
 
@@ -36,7 +37,7 @@ export const completeBuyTraffic = (auto: AutomationState, cid: ContractId, now: 
     const c = auto.wallet.participant.logic.acs.get(cid)
     if (c === undefined) return void auto.trafficQueue.delete(cid)
     const p = payloadOf<BuyTrafficRequestPayload>(c)
-    if (now >= (parseIso(p.expiresAt) ?? 0)) return void auto.trafficQueue.delete(cid)
+    if (isExpired(expiryOf(p.expiresAt), now)) return void auto.trafficQueue.delete(cid)
     const rules = auto.wallet.dso.coinRules()!.payload
     const round = auto.wallet.dso.latestOpenRound(now)!.payload
     const cost = divAmount(trafficCostUsd(configAt(rules, now), Number(p.trafficAmount)), amountOf(round.coinPrice))

@@ -13,9 +13,11 @@ import {
   type MintingDelegationPayload
 } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { mintingDelegationMachine } from "../../machines/minting-delegation.ts"
 import type * as Api from "../api.ts"
 import { payloadOf, type WalletContext } from "../context.ts"
 import { DelegationNotFound, type WalletError } from "../errors.ts"
+import { allowed, mintingProposalLifecycle } from "../lifecycles.ts"
 import { submitted, type Outcome } from "../outcome.ts"
 import { expectSuccess, submit } from "../submission.ts"
 
@@ -26,6 +28,9 @@ export const decideMintingDelegationProposal = (wallet: WalletContext, user: str
     if (contract === undefined || contract.created.templateId !== MintingDelegationProposal.templateId) return yield* new DelegationNotFound({ contractId })
     const delegation = payloadOf<{ delegation: MintingDelegationPayload }>(contract).delegation
     if (delegation.delegate !== party) return yield* new DelegationNotFound({ contractId })
+    // The delegation's contract id is not known before the ledger creates it; asking does not record it.
+    const step = decision === "accept" ? { type: "accept" as const, delegationContractId: "" } : { type: "reject" as const }
+    yield* allowed(mintingDelegationMachine, mintingProposalLifecycle(wallet, contract), step, contractId, "")
     const existing = [...wallet.participant.logic.acs.ofTemplate(MintingDelegation.templateId, party)].find((c) => {
       const p = payloadOf<MintingDelegationPayload>(c)
       return p.beneficiary === delegation.beneficiary && p.delegate === party

@@ -4,12 +4,14 @@
  * automation pays accepted offers (automation/).
  */
 import { Effect, Either } from "effect"
-import { InvalidArgument, formatAmount, parseIso, toIso, type ActiveContract, type ContractId, type PartyId } from "@sandnet/core"
+import { InvalidArgument, formatAmount, toIso, type ActiveContract, type ContractId, type PartyId } from "@sandnet/core"
 import { TransferOffer, TransferOffer_Accept, TransferOffer_Reject, TransferOffer_Withdraw, type TransferOfferPayload } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { transferOfferMachine } from "../../machines/transfer-offer.ts"
 import type * as Api from "../api.ts"
 import { payloadOf, type WalletContext } from "../context.ts"
-import { OfferExpired, OfferNotFound, type WalletError } from "../errors.ts"
+import { OfferNotFound, type WalletError } from "../errors.ts"
+import { allowed, offerLifecycle } from "../lifecycles.ts"
 import { submitted, type Outcome } from "../outcome.ts"
 import { expectSuccess, knownReceiver, nowMicros, submit, validAmount, validReceiver } from "../submission.ts"
 import { decide, submitTracked } from "../tracking.ts"
@@ -49,9 +51,9 @@ export const acceptTransferOffer = (wallet: WalletContext, user: string, contrac
   Effect.gen(function* () {
     const party = yield* wallet.partyOf(user)
     const now = yield* nowMicros
-    const { payload } = yield* offerFor(wallet, party, contractId, "receiver")
-    // Compared with the ledger time the accepting transaction will get (now): the same rule the contract checks.
-    if (now >= (parseIso(payload.expiresAt) ?? 0)) return yield* new OfferExpired({ contractId, expiresAt: payload.expiresAt })
+    const { contract, payload } = yield* offerFor(wallet, party, contractId, "receiver")
+    // At the ledger time the accepting transaction will get (now): the expiry rule the contract checks.
+    yield* allowed(transferOfferMachine, offerLifecycle(wallet, contract), { type: "accept", ledgerTime: now }, contractId, payload.expiresAt)
     const commandId = `wallet:accept:${contractId}`
     yield* submit(wallet, [party], [], commandId, [Commands.exercise(TransferOffer_Accept, contractId, {})], [], [])
     return submitted({
@@ -64,7 +66,8 @@ export const acceptTransferOffer = (wallet: WalletContext, user: string, contrac
 export const rejectTransferOffer = (wallet: WalletContext, user: string, contractId: ContractId): Effect.Effect<Outcome<void>, WalletError> =>
   Effect.gen(function* () {
     const party = yield* wallet.partyOf(user)
-    yield* offerFor(wallet, party, contractId, "receiver")
+    const { contract, payload } = yield* offerFor(wallet, party, contractId, "receiver")
+    yield* allowed(transferOfferMachine, offerLifecycle(wallet, contract), { type: "reject" }, contractId, payload.expiresAt)
     const commandId = `wallet:reject:${contractId}`
     yield* submit(wallet, [party], [], commandId, [Commands.exercise(TransferOffer_Reject, contractId, {})], [], [])
     return submitted({ commandId, actAs: [party], finish: (c) => expectSuccess(c, () => undefined) })
@@ -73,7 +76,8 @@ export const rejectTransferOffer = (wallet: WalletContext, user: string, contrac
 export const withdrawTransferOffer = (wallet: WalletContext, user: string, contractId: ContractId, reason = "withdrawn by the sender"): Effect.Effect<Outcome<void>, WalletError> =>
   Effect.gen(function* () {
     const party = yield* wallet.partyOf(user)
-    yield* offerFor(wallet, party, contractId, "sender")
+    const { contract, payload } = yield* offerFor(wallet, party, contractId, "sender")
+    yield* allowed(transferOfferMachine, offerLifecycle(wallet, contract), { type: "withdraw" }, contractId, payload.expiresAt)
     const commandId = `wallet:withdraw:${contractId}`
     yield* submit(wallet, [party], [], commandId, [Commands.exercise(TransferOffer_Withdraw, contractId, { reason })], [], [])
     return submitted({ commandId, actAs: [party], finish: (c) => expectSuccess(c, () => undefined) })

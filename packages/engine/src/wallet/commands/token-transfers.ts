@@ -4,7 +4,7 @@
  * receiver accepts or rejects it, the sender withdraws it.
  */
 import { Effect, Either } from "effect"
-import { InvalidArgument, formatAmount, parseIso, toIso, type ContractId, type Json, type PartyId } from "@sandnet/core"
+import { InvalidArgument, formatAmount, toIso, type ActiveContract, type ContractId, type Json, type PartyId } from "@sandnet/core"
 import {
   COIN_INSTRUMENT,
   CoinTransferInstruction,
@@ -19,10 +19,12 @@ import {
   type CoinTransferInstructionPayload
 } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { transferInstructionMachine } from "../../machines/transfer-instruction.ts"
 import type * as Api from "../api.ts"
 import { selectCoins } from "../coin-selection.ts"
 import { payloadOf, type WalletContext } from "../context.ts"
-import { DsoNotReady, OfferExpired, TokenTransferNotFound, type WalletError } from "../errors.ts"
+import { DsoNotReady, TokenTransferNotFound, type WalletError } from "../errors.ts"
+import { allowed, instructionLifecycle } from "../lifecycles.ts"
 import { submitted, type Outcome } from "../outcome.ts"
 import { expectSuccess, knownReceiver, nowMicros, reference, submit, validAmount, validReceiver } from "../submission.ts"
 import { decide, submitTracked } from "../tracking.ts"
@@ -61,11 +63,16 @@ export const createTokenStandardTransfer = (wallet: WalletContext, user: string,
     return submitted({ commandId, actAs: [party], finish: (c) => expectSuccess(c, (results) => instructionResult(results[0] ?? null)) })
   })
 
-const instructionFor = (wallet: WalletContext, party: PartyId, contractId: ContractId, role: "sender" | "receiver"): Either.Either<CoinTransferInstructionPayload, TokenTransferNotFound> => {
+const instructionFor = (
+  wallet: WalletContext,
+  party: PartyId,
+  contractId: ContractId,
+  role: "sender" | "receiver"
+): Either.Either<{ readonly contract: ActiveContract; readonly payload: CoinTransferInstructionPayload }, TokenTransferNotFound> => {
   const contract = wallet.participant.logic.visibleContract(contractId, new Set([party]))
   if (contract === undefined || contract.created.templateId !== CoinTransferInstruction.templateId) return Either.left(new TokenTransferNotFound({ contractId }))
   const payload = payloadOf<CoinTransferInstructionPayload>(contract)
-  return payload.transfer[role] === party ? Either.right(payload) : Either.left(new TokenTransferNotFound({ contractId }))
+  return payload.transfer[role] === party ? Either.right({ contract, payload }) : Either.left(new TokenTransferNotFound({ contractId }))
 }
 
 /** Accept, reject (receiver) or withdraw (sender) a token-standard transfer. */
@@ -74,14 +81,14 @@ export const decideTokenStandardTransfer = (
   user: string,
   contractId: ContractId,
   decision: "accept" | "reject" | "withdraw"
-): Effect.Effect<Outcome<Api.TransferInstructionResultResponse>, WalletError> => {
-  return Effect.gen(function* () {
+): Effect.Effect<Outcome<Api.TransferInstructionResultResponse>, WalletError> =>
+  Effect.gen(function* () {
     const party = yield* wallet.partyOf(user)
     const now = yield* nowMicros
-    const payload = yield* instructionFor(wallet, party, contractId, decision === "withdraw" ? "sender" : "receiver")
-    if (decision === "accept" && now >= (parseIso(payload.transfer.executeBefore) ?? 0)) {
-      return yield* new OfferExpired({ contractId, expiresAt: payload.transfer.executeBefore })
-    }
+    const { contract, payload } = yield* instructionFor(wallet, party, contractId, decision === "withdraw" ? "sender" : "receiver")
+    // At the ledger time the accepting transaction will get (now): the expiry rule the contract checks.
+    const step = decision === "accept" ? { type: "accept" as const, ledgerTime: now } : { type: decision }
+    yield* allowed(transferInstructionMachine, instructionLifecycle(wallet, contract), step, contractId, payload.transfer.executeBefore)
     const ref = yield* reference(wallet, now)
     // The receiver's node does not see the sender's locked coin: it comes disclosed, as from scan.
     const locked = wallet.participant.logic.acs.get(payload.lockedCoin) ?? wallet.dso.contract(payload.lockedCoin)
@@ -91,7 +98,6 @@ export const decideTokenStandardTransfer = (
     yield* submit(wallet, [party], [], commandId, [Commands.exercise(choice, contractId, { extraArgs })], [ref.rules, ref.round, ...(locked === undefined ? [] : [locked])], [])
     return submitted({ commandId, actAs: [party], finish: (c) => expectSuccess(c, (results) => instructionResult(results[0] ?? null)) })
   })
-}
 
 
 const instructionResult = (result: Json): Api.TransferInstructionResultResponse => {
