@@ -116,10 +116,9 @@ export const checkView = (
   for (const contractId of inputs) {
     const known = request.kind === "assign" ? undefined : node.acs.get(contractId)
     if (request.kind === "assign") {
-      const inFlight = node.acs.inFlightOf(contractId)
       const stakeholder = stakeholdersOf(request.contract).some((p) => node.hosts(p))
       if (!stakeholder) continue
-      if (inFlight === undefined || inFlight.unassignId !== request.unassignId || inFlight.reassignmentCounter !== request.reassignmentCounter) {
+      if (!node.acs.assignMatches(contractId, request)) {
         // Assign before this node saw the unassign (it is sequenced on another synchronizer) is
         // allowed unless the contract is active here at that reassignment counter or a later one.
         const active = node.acs.get(contractId)

@@ -3,6 +3,7 @@
  * its synchronizer; once the unassign is accepted the submitting node assigns it on the target.
  * Committed unassign and assign events reach a node in any order (they are sequenced by different
  * synchronizers); the reassignment counter tells which is newer, and stale events change nothing.
+ * The contract set steps each contract's reassignment lifecycle on the events it applies.
  */
 import { Either } from "effect"
 import { ContractNotActive, invariant, sha256OfParts, updateIdOf, type Micros, type ReassignmentUpdate } from "@sandnet/core"
@@ -100,27 +101,12 @@ export const applyReassignment = (node: ParticipantState, update: ReassignmentUp
     const stale = node.latestCounter(id) >= event.reassignmentCounter
     node.reassigned.set(id, Math.max(node.reassigned.get(id) ?? 0, event.reassignmentCounter))
     const contract = node.acs.get(id)
-    if (!stale && contract !== undefined) {
-      node.acs.markUnassigned({
-        contract,
-        unassignId: event.unassignId,
-        sourceSynchronizer: event.sourceSynchronizer,
-        targetSynchronizer: event.targetSynchronizer,
-        reassignmentCounter: event.reassignmentCounter
-      })
-    }
+    if (!stale && contract !== undefined) node.acs.markUnassigned(contract, event)
   } else {
     const id = event.createdEvent.contractId
     if (node.latestCounter(id) <= event.reassignmentCounter) {
-      node.acs.clearInFlight(id)
-      // Still active on the source here (its unassign has not arrived yet): it moves now.
-      if (node.acs.has(id)) node.acs.remove(id)
-      node.acs.add({
-        created: event.createdEvent,
-        createdInUpdateId: update.updateId,
-        synchronizerId: event.targetSynchronizer,
-        reassignmentCounter: event.reassignmentCounter
-      })
+      const contract = { created: event.createdEvent, createdInUpdateId: update.updateId, synchronizerId: event.targetSynchronizer, reassignmentCounter: event.reassignmentCounter }
+      node.acs.assigned(contract, event)
     }
     node.reassigned.set(id, Math.max(node.reassigned.get(id) ?? 0, event.reassignmentCounter))
   }
