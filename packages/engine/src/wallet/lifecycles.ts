@@ -1,10 +1,11 @@
 /**
  * The wallet asks the lifecycle machines before it acts: whether the offer, transfer instruction
- * or delegation a user wants to accept, reject or withdraw still allows that step now (for accept,
- * at the ledger time the accepting transaction will get). The lifecycle is the wallet's recorded
- * snapshot when it follows the contract (its user created it, or is its delegate), else the one
- * the contract shows (an active offer or instruction is open, an active proposal is proposed).
- * A refusal is an error the user sees, never a silently dropped step.
+ * or delegation it is about to accept, reject or withdraw still allows that step now (an accept at
+ * the ledger time the accepting transaction will get). The lifecycle is the wallet's recorded
+ * snapshot when it follows the contract (its user created it, owns it, or is its delegate), else
+ * the one the contract shows (an active offer or instruction is open, a proposal is proposed). A
+ * refusal is an error the user sees (an automation leaves that contract alone), never a silently
+ * dropped step.
  */
 import { Either } from "effect"
 import type { ActiveContract, ContractId } from "@sandnet/core"
@@ -12,6 +13,7 @@ import type { AnyStateMachine, EventFromLogic, SnapshotFrom } from "xstate"
 import { expiryOf } from "../coin/expiry.ts"
 import type { CoinTransferInstructionPayload, MintingDelegationPayload, TransferOfferPayload } from "../coin/index.ts"
 import { refusalOf, start } from "../machines/lifecycle.ts"
+import { mergeDelegationMachine } from "../machines/merge-delegation.ts"
 import { mintingDelegationMachine } from "../machines/minting-delegation.ts"
 import { transferInstructionMachine } from "../machines/transfer-instruction.ts"
 import { transferOfferMachine } from "../machines/transfer-offer.ts"
@@ -50,6 +52,14 @@ export const instructionLifecycle = (wallet: WalletContext, contract: ActiveCont
     lockedHoldingIds: [p.lockedCoin],
     expiresAt: expiryOf(p.transfer.executeBefore)
   })
+}
+
+/** The lifecycle of an active MergeDelegationProposal (recorded by the wallet of its owner). */
+export const mergeProposalLifecycle = (wallet: WalletContext, contract: ActiveContract): SnapshotFrom<typeof mergeDelegationMachine> => {
+  const { owner, operator } = payloadOf<{ delegation: { owner: string; operator: string } }>(contract).delegation
+  const record = wallet.state.mergeDelegations.get(owner)
+  if (record !== undefined && record.contractId === contract.created.contractId) return restoreSnapshot(mergeDelegationMachine, record.delegation)
+  return start(mergeDelegationMachine, { user: owner, walletProvider: operator, proposalContractId: contract.created.contractId })
 }
 
 /** The lifecycle of an active MintingDelegationProposal. */

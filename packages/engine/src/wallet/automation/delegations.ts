@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import type { ContractId } from "@sandnet/core"
 import { MergeDelegationProposal_Accept } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { refusalOf } from "../../machines/lifecycle.ts"
+import { mergeProposalLifecycle } from "../lifecycles.ts"
 import { ok, type AutomationState } from "./state.ts"
 
 /** Files a merge-delegation proposal to the operator. Whether to act at once. */
@@ -18,7 +20,10 @@ export const acceptMergeProposals = (auto: AutomationState): Effect.Effect<void>
     const acs = auto.wallet.participant.logic.acs
     for (const cid of [...auto.proposalQueue]) {
       auto.proposalQueue.delete(cid)
-      if (!acs.has(cid)) continue
+      const c = acs.get(cid)
+      if (c === undefined) continue
+      // Its lifecycle must still take an accept (the delegation's contract id comes from the ledger; asking does not record it).
+      if (refusalOf(mergeProposalLifecycle(auto.wallet, c), { type: "accept", delegationContractId: "" }) !== undefined) continue
       yield* auto.run([auto.operator], [], `auto:merge-delegation:${cid}`, [Commands.exercise(MergeDelegationProposal_Accept, cid, {})], [], [], ok(() => auto.stats.mergeDelegationsAccepted++))
     }
   })
