@@ -35,7 +35,7 @@ export const followLedger = (wallet: WalletContext): void =>
   })
 
 /** What a completion of the node's commands does to the wallet: frees its coins, settles its tracking id, counts it. */
-export const onCompletion = (wallet: WalletContext, completion: Completion, now: Micros): void => {
+const onCompletion = (wallet: WalletContext, completion: Completion, now: Micros): void => {
   wallet.reservations.release(completion.commandId)
   if (wallet.state.trackingByCommand.has(completion.commandId)) onTrackedCompletion(wallet, completion.commandId, completion)
   if (completion._tag === "Failed" && completion.commandId.startsWith("wallet:")) wallet.stats.commandsFailed++
@@ -59,7 +59,7 @@ const committedStep = <M extends AnyStateMachine>(machine: M, snapshot: Snapshot
 }
 
 /** Steps the lifecycles of what the wallet follows (offers, instructions, buy-traffic requests, delegations) on the exercises the ledger shows. */
-export const observe = (wallet: WalletContext, entry: CommittedUpdate): void => {
+const observe = (wallet: WalletContext, entry: CommittedUpdate): void => {
   const update = entry.update
   if (update.kind !== "transaction") return
   for (const node of update.nodes) {
