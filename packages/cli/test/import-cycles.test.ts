@@ -10,17 +10,6 @@ import { fileURLToPath } from "node:url"
  * files sorted, paths relative to the package's `src`.
  */
 
-/**
- * Circles that exist and are being removed elsewhere. The list must match exactly: a new circle
- * fails, and so does a listed one that is gone (remove it from here).
- */
-const known: Record<string, ReadonlyArray<ReadonlyArray<string>>> = {
-  // coin-network.ts imports ExternalPartySetupPackage from wallet/external-party.ts, which imports
-  // wallet/wallet.ts (Outcome, WalletNode), which imports coin-network.ts (CoinNetwork, ValidatorNode).
-  // The wallet split removes it (a package module of its own, or narrow network types in the wallet).
-  engine: [["coin-network.ts", "wallet/external-party.ts", "wallet/wallet.ts"]]
-}
-
 const root = fileURLToPath(new URL("../../", import.meta.url))
 
 const sourceFiles = (dir: string): Array<string> =>
@@ -87,12 +76,12 @@ const packages = readdirSync(root).filter((name) => existsSync(join(root, name, 
 
 describe("import cycles", () => {
   for (const pkg of packages) {
-    it(`${pkg} has no import circle among its files${known[pkg] === undefined ? "" : " (but the known ones)"}`, () => {
+    it(`${pkg} has no import circle among its files`, () => {
       const src = join(root, pkg, "src")
       const cycles = cyclesOf(importGraph(src))
         .map((component) => component.map((file) => relative(src, file)).sort())
         .sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : 0))
-      expect(cycles).toEqual(known[pkg] ?? [])
+      expect(cycles).toEqual([])
     })
   }
 })

@@ -20,11 +20,11 @@ import {
 } from "@sandnet/core"
 
 import { ALL_PACKAGES, bootstrapRound, defaultCoinConfig, genesisCommands, type GenesisParameters } from "./coin/index.ts"
-import { ExternalPartySetupPackage } from "./wallet/external-party.ts"
+import { ExternalPartySetupPackage } from "./coin/external-party-setup.ts"
 import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/rules.ts"
 import { TemplateRegistry } from "./ledger/template.ts"
 import { Network } from "./network/network.ts"
-import { makeParticipant, type ParticipantNode } from "./node/participant.ts"
+import { makeParticipant, type ParticipantNode } from "./participant/index.ts"
 import { ScanStore } from "./scan/store.ts"
 import { makeMediator, type MediatorActor } from "./protocol/mediator.ts"
 import { makeSequencer, type SequencerActor } from "./protocol/sequencer.ts"

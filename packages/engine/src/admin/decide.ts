@@ -4,12 +4,17 @@
  * service (service.ts) journals the events, folds them with `apply` and returns the answer, so a
  * decision never changes anything by itself and replaying the journal gives the same state.
  *
+ * Identity provider configurations change through their lifecycle (machines/identity-provider.ts,
+ * idp-lifecycle.ts): creating starts it, an update steps it (deactivating and reactivating move its
+ * state), deleting ends it.
+ *
  * Field names in InvalidArgument are JSON paths inside the request as the reference shapes it
  * (`user.primaryParty`, `rights`, `updateMask.paths`); identity provider fields are relative to the
  * configuration (`issuer`), the HTTP layer prefixes them with `identityProviderConfig.`.
  */
 import { InvalidArgument } from "@sandnet/core"
 import { Either } from "effect"
+import { startIdentityProvider } from "../machines/identity-provider.ts"
 import {
   ConcurrentUserUpdate,
   IdentityProviderConfigAlreadyExists,
@@ -23,6 +28,7 @@ import {
   type AdminError
 } from "./errors.ts"
 import type { AdminEvent } from "./events.ts"
+import { configOf, stepIdentityProvider } from "./idp-lifecycle.ts"
 import {
   DEFAULT_IDENTITY_PROVIDER_ID,
   annotationsSize,
@@ -122,13 +128,15 @@ export const createIdentityProviderConfig = (
   if (state.identityProviders.size >= limits.maxIdentityProviderConfigs) {
     return refuse(new TooManyIdentityProviderConfigs({ operation, max: limits.maxIdentityProviderConfigs }))
   }
-  const config: IdentityProviderConfig = {
-    identityProviderId: input.identityProviderId,
-    isDeactivated: input.isDeactivated ?? false,
-    issuer: input.issuer,
-    jwksUrl: input.jwksUrl,
-    ...(input.audience !== undefined && input.audience !== "" ? { audience: input.audience } : {})
-  }
+  const config = configOf(
+    startIdentityProvider({
+      identityProviderId: input.identityProviderId,
+      issuer: input.issuer,
+      jwksUrl: input.jwksUrl,
+      audience: input.audience ?? "",
+      isDeactivated: input.isDeactivated ?? false
+    })
+  )
   return accept(config, { _tag: "IdentityProviderConfigCreated", at, config })
 }
 
@@ -189,21 +197,22 @@ export const updateIdentityProviderConfig = (
     const problem = checkJwksUrl(jwksUrl)
     if (problem !== undefined) return refuse(invalid("jwksUrl", problem))
   }
-  let next: IdentityProviderConfig = current
   if (paths.has("issuer") && issuer !== "" && issuer !== current.issuer) {
     const owner = identityProviderByIssuer(state, issuer)
     if (owner !== undefined && owner.identityProviderId !== current.identityProviderId) {
       return refuse(new IdentityProviderIssuerAlreadyExists({ operation, issuer }))
     }
-    next = { ...next, issuer }
   }
-  if (paths.has("jwks_url") && jwksUrl !== "") next = { ...next, jwksUrl }
-  if (paths.has("is_deactivated")) next = { ...next, isDeactivated: input.config.isDeactivated ?? false }
-  if (paths.has("audience")) {
-    const { audience: _removed, ...rest } = next
-    const audience = input.config.audience
-    next = audience !== undefined && audience !== "" ? { ...rest, audience } : rest
-  }
+  // The lifecycle applies the masked fields: deactivating or reactivating moves its state.
+  const next = configOf(
+    stepIdentityProvider(current, {
+      type: "update",
+      ...(paths.has("issuer") && issuer !== "" ? { issuer } : {}),
+      ...(paths.has("jwks_url") && jwksUrl !== "" ? { jwksUrl } : {}),
+      ...(paths.has("is_deactivated") ? { isDeactivated: input.config.isDeactivated ?? false } : {}),
+      ...(paths.has("audience") ? { audience: input.config.audience ?? "" } : {})
+    })
+  )
   return sameIdp(current, next) ? accept(current) : accept(next, { _tag: "IdentityProviderConfigUpdated", at, config: next })
 }
 
@@ -221,6 +230,8 @@ export const deleteIdentityProviderConfig = (
 ): Decided<void> => {
   const found = findIdp(state, "Delete identity provider config", identityProviderId)
   if (Either.isLeft(found)) return refuse(found.left)
+  // Its lifecycle ends (any configuration may be deleted); the journal records the deletion.
+  stepIdentityProvider(found.right, { type: "delete" })
   return accept(undefined, { _tag: "IdentityProviderConfigDeleted", at, identityProviderId })
 }
 

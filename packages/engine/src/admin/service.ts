@@ -121,6 +121,12 @@ export class UserManagement extends Context.Tag("@sandnet/engine/admin/UserManag
 
 const nowMicros = Effect.map(Clock.currentTimeNanos, micros.fromNanos)
 
+/** Decide, journal, fold: atomically with respect to other commands. */
+type Run = <A>(decide: (state: AdminState, at: number) => Decide.Decided<A>) => Effect.Effect<A, AdminError>
+
+/** A query of the current state. */
+type Read = <A>(query: (state: AdminState) => Either.Either<A, AdminError>) => Effect.Effect<A, AdminError>
+
 /** Builds the service; `events` is the journal to start from. */
 export const makeUserManagement = (
   events: Iterable<AdminEvent>,
@@ -132,8 +138,7 @@ export const makeUserManagement = (
     const ref = yield* Ref.make<AdminState>(replay(events, emptyAdminState))
     const lock = yield* Effect.makeSemaphore(1)
 
-    /** Decide, journal, fold: atomically with respect to other commands. */
-    const run = <A>(decide: (state: AdminState, at: number) => Decide.Decided<A>): Effect.Effect<A, AdminError> =>
+    const run: Run = (decide) =>
       lock.withPermits(1)(
         Effect.gen(function* () {
           const state = yield* Ref.get(ref)
@@ -149,55 +154,55 @@ export const makeUserManagement = (
         })
       )
 
-    const read = <A>(query: (state: AdminState) => Either.Either<A, AdminError>): Effect.Effect<A, AdminError> =>
+    const read: Read = (query) =>
       Effect.flatMap(Ref.get(ref), (state) => {
         const answer = query(state)
         return Either.isLeft(answer) ? Effect.fail(answer.left) : Effect.succeed(answer.right)
       })
 
-    const adminId = options?.participantAdminUserId === undefined ? PARTICIPANT_ADMIN_USER_ID : options.participantAdminUserId
-    if (adminId !== null && !(yield* Ref.get(ref)).users.has(adminId)) {
-      yield* Effect.orDie(
-        run((state, at) =>
-          Decide.createUser(
-            state,
-            { user: { id: adminId, identityProviderId: DEFAULT_IDENTITY_PROVIDER_ID }, rights: [Rights.participantAdmin] },
-            limits,
-            at
-          )
-        )
-      )
-    }
-
-    const service: UserManagementService = {
-      limits,
-      state: Ref.get(ref),
-      createIdentityProviderConfig: (input) =>
-        run((state, at) => Decide.createIdentityProviderConfig(state, input, limits, at)),
-      getIdentityProviderConfig: (id) => read((state) => Decide.getIdentityProviderConfig(state, id)),
-      listIdentityProviderConfigs: Effect.map(Ref.get(ref), Decide.listIdentityProviderConfigs),
-      updateIdentityProviderConfig: (input) => run((state, at) => Decide.updateIdentityProviderConfig(state, input, at)),
-      deleteIdentityProviderConfig: (id) => run((state, at) => Decide.deleteIdentityProviderConfig(state, id, at)),
-      identityProviderByIssuer: (issuer) => Effect.map(Ref.get(ref), (state) => identityProviderByIssuer(state, issuer)),
-      createUser: (input) => run((state, at) => Decide.createUser(state, input, limits, at)),
-      getUser: (userId, scope) => read((state) => Decide.getUser(state, userId, scope)),
-      listUsers: (input) => read((state) => Decide.listUsers(state, input, limits)),
-      updateUser: (input, scope) => run((state, at) => Decide.updateUser(state, input, scope, limits, at)),
-      deleteUser: (userId, scope) => run((state, at) => Decide.deleteUser(state, userId, scope, at)),
-      listUserRights: (userId, scope) => read((state) => Decide.listUserRights(state, userId, scope)),
-      grantUserRights: (userId, rights, scope) =>
-        run((state, at) => Decide.grantUserRights(state, userId, rights, scope, limits, at)),
-      revokeUserRights: (userId, rights, scope) =>
-        run((state, at) => Decide.revokeUserRights(state, userId, rights, scope, at)),
-      updateUserIdentityProvider: (userId, source, target) =>
-        run((state, at) => Decide.updateUserIdentityProvider(state, userId, source, target, at)),
-      getPartyRecord: (party) => Effect.map(Ref.get(ref), (state) => Parties.partyRecordOf(state, party)),
-      updatePartyDetails: (input, ledgerParty) => run((state, at) => Parties.updatePartyDetails(state, input, ledgerParty, limits, at)),
-      clearPartyRecords: Effect.orDie(
-        run((state, at) =>
-          Either.right({ events: state.partyRecords.size === 0 ? [] : [{ _tag: "PartyRecordsCleared" as const, at }], result: undefined })
-        )
-      )
-    }
-    return service
+    yield* ensureAdminUser(ref, run, limits, options)
+    return serviceOf(limits, ref, run, read)
   })
+
+/** The administrator user that must exist, created (journaled) when missing. */
+const ensureAdminUser = (ref: Ref.Ref<AdminState>, run: Run, limits: AdminLimits, options: UserManagementOptions | undefined): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const adminId = options?.participantAdminUserId === undefined ? PARTICIPANT_ADMIN_USER_ID : options.participantAdminUserId
+    if (adminId === null || (yield* Ref.get(ref)).users.has(adminId)) return
+    yield* Effect.orDie(
+      run((state, at) =>
+        Decide.createUser(
+          state,
+          { user: { id: adminId, identityProviderId: DEFAULT_IDENTITY_PROVIDER_ID }, rights: [Rights.participantAdmin] },
+          limits,
+          at
+        )
+      )
+    )
+  })
+
+/** Each operation: a decision run, or a query read, on the current state. */
+const serviceOf = (limits: AdminLimits, ref: Ref.Ref<AdminState>, run: Run, read: Read): UserManagementService => ({
+  limits,
+  state: Ref.get(ref),
+  createIdentityProviderConfig: (input) => run((state, at) => Decide.createIdentityProviderConfig(state, input, limits, at)),
+  getIdentityProviderConfig: (id) => read((state) => Decide.getIdentityProviderConfig(state, id)),
+  listIdentityProviderConfigs: Effect.map(Ref.get(ref), Decide.listIdentityProviderConfigs),
+  updateIdentityProviderConfig: (input) => run((state, at) => Decide.updateIdentityProviderConfig(state, input, at)),
+  deleteIdentityProviderConfig: (id) => run((state, at) => Decide.deleteIdentityProviderConfig(state, id, at)),
+  identityProviderByIssuer: (issuer) => Effect.map(Ref.get(ref), (state) => identityProviderByIssuer(state, issuer)),
+  createUser: (input) => run((state, at) => Decide.createUser(state, input, limits, at)),
+  getUser: (userId, scope) => read((state) => Decide.getUser(state, userId, scope)),
+  listUsers: (input) => read((state) => Decide.listUsers(state, input, limits)),
+  updateUser: (input, scope) => run((state, at) => Decide.updateUser(state, input, scope, limits, at)),
+  deleteUser: (userId, scope) => run((state, at) => Decide.deleteUser(state, userId, scope, at)),
+  listUserRights: (userId, scope) => read((state) => Decide.listUserRights(state, userId, scope)),
+  grantUserRights: (userId, rights, scope) => run((state, at) => Decide.grantUserRights(state, userId, rights, scope, limits, at)),
+  revokeUserRights: (userId, rights, scope) => run((state, at) => Decide.revokeUserRights(state, userId, rights, scope, at)),
+  updateUserIdentityProvider: (userId, source, target) => run((state, at) => Decide.updateUserIdentityProvider(state, userId, source, target, at)),
+  getPartyRecord: (party) => Effect.map(Ref.get(ref), (state) => Parties.partyRecordOf(state, party)),
+  updatePartyDetails: (input, ledgerParty) => run((state, at) => Parties.updatePartyDetails(state, input, ledgerParty, limits, at)),
+  clearPartyRecords: Effect.orDie(
+    run((state, at) => Either.right({ events: state.partyRecords.size === 0 ? [] : [{ _tag: "PartyRecordsCleared" as const, at }], result: undefined }))
+  )
+})

@@ -62,6 +62,32 @@ export const apply = (state: AdminState, event: AdminEvent): AdminState => {
 
 const applyEvent = (state: AdminState, event: AdminEvent): AdminState => {
   switch (event._tag) {
+    case "IdentityProviderConfigCreated":
+    case "IdentityProviderConfigUpdated":
+    case "IdentityProviderConfigDeleted":
+      return applyIdpEvent(state, event)
+    case "UserCreated":
+    case "UserUpdated":
+    case "UserDeleted":
+    case "UserRightsGranted":
+    case "UserRightsRevoked":
+    case "UserIdentityProviderChanged":
+      return applyUserEvent(state, event)
+    case "PartyRecordUpdated":
+    case "PartyRecordsCleared":
+      return applyPartyEvent(state, event)
+    default:
+      return unreachable(event, "admin event")
+  }
+}
+
+type EventOf<T extends AdminEvent["_tag"]> = Extract<AdminEvent, { readonly _tag: T }>
+
+const applyIdpEvent = (
+  state: AdminState,
+  event: EventOf<"IdentityProviderConfigCreated" | "IdentityProviderConfigUpdated" | "IdentityProviderConfigDeleted">
+): AdminState => {
+  switch (event._tag) {
     case "IdentityProviderConfigCreated": {
       const id = event.config.identityProviderId
       invariant(!state.identityProviders.has(id), () => `identity provider ${id} created twice`)
@@ -81,6 +107,14 @@ const applyEvent = (state: AdminState, event: AdminEvent): AdminState => {
       identityProviders.delete(event.identityProviderId)
       return { ...state, identityProviders }
     }
+  }
+}
+
+const applyUserEvent = (
+  state: AdminState,
+  event: EventOf<"UserCreated" | "UserUpdated" | "UserDeleted" | "UserRightsGranted" | "UserRightsRevoked" | "UserIdentityProviderChanged">
+): AdminState => {
+  switch (event._tag) {
     case "UserCreated": {
       invariant(!state.users.has(event.user.id), () => `user ${event.user.id} created twice`)
       return withUser(state, { user: normalizeUser(event.user), rights: normalizeRights(event.rights) })
@@ -112,24 +146,22 @@ const applyEvent = (state: AdminState, event: AdminEvent): AdminState => {
       const record = existingUser(state, event.userId, "UserIdentityProviderChanged")
       return withUser(state, { ...record, user: { ...record.user, identityProviderId: event.identityProviderId } })
     }
-    case "PartyRecordUpdated": {
-      const previous = state.partyRecords.get(event.record.party)
-      invariant(
-        Number(event.record.metadata.resourceVersion) > Number(previous?.metadata.resourceVersion ?? "0"),
-        () => `party ${event.record.party}: resourceVersion must increase`
-      )
-      const partyRecords = new Map(state.partyRecords)
-      partyRecords.set(event.record.party, {
-        ...event.record,
-        metadata: { ...event.record.metadata, annotations: sortAnnotations(event.record.metadata.annotations) }
-      })
-      return { ...state, partyRecords }
-    }
-    case "PartyRecordsCleared":
-      return { ...state, partyRecords: new Map() }
-    default:
-      return unreachable(event, "admin event")
   }
+}
+
+const applyPartyEvent = (state: AdminState, event: EventOf<"PartyRecordUpdated" | "PartyRecordsCleared">): AdminState => {
+  if (event._tag === "PartyRecordsCleared") return { ...state, partyRecords: new Map() }
+  const previous = state.partyRecords.get(event.record.party)
+  invariant(
+    Number(event.record.metadata.resourceVersion) > Number(previous?.metadata.resourceVersion ?? "0"),
+    () => `party ${event.record.party}: resourceVersion must increase`
+  )
+  const partyRecords = new Map(state.partyRecords)
+  partyRecords.set(event.record.party, {
+    ...event.record,
+    metadata: { ...event.record.metadata, annotations: sortAnnotations(event.record.metadata.annotations) }
+  })
+  return { ...state, partyRecords }
 }
 
 /** Folds a journal, in order. */

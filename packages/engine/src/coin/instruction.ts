@@ -25,6 +25,7 @@ import {
 import { defineChoice, defineInterface, defineTemplate, type UpdateContext } from "../ledger/template.ts"
 import { COIN_INSTRUMENT, LockedCoin_Unlock } from "./coin.ts"
 import { OpenMiningRound, holdingFeeRate } from "./config.ts"
+import { expiryOf, isExpired } from "./expiry.ts"
 import { CoinPackage, TransferInstructionApiPackage } from "./packages.ts"
 import { CoinRules_Transfer } from "./rules.ts"
 
@@ -138,7 +139,7 @@ export const TransferInstruction_Accept = defineChoice(CoinTransferInstruction, 
   controllers: (p) => [p.transfer.receiver],
   body: (ctx, self, arg): Json => {
     const t = self.payload.transfer
-    ctx.require(ctx.ledgerTime < (parseIso(t.executeBefore) ?? 0), "the transfer instruction has expired")
+    ctx.require(!isExpired(expiryOf(t.executeBefore), ctx.ledgerTime), "the transfer instruction has expired")
     const coinCid = release(ctx, self.payload.lockedCoin)
     const result = ctx.exercise(CoinRules_Transfer, contextCid(ctx, arg.extraArgs.context, ContextKeys.coinRules), {
       transfer: {
@@ -184,7 +185,7 @@ export const CoinTransferInstruction_Expire = defineChoice(CoinTransferInstructi
   argument: Schema.Struct({}),
   controllers: (p) => [p.transfer.sender],
   body: (ctx, self): Json => {
-    ctx.require((parseIso(self.payload.transfer.executeBefore) ?? 0) <= ctx.ledgerTime, "the transfer instruction has not expired")
+    ctx.require(isExpired(expiryOf(self.payload.transfer.executeBefore), ctx.ledgerTime), "the transfer instruction has not expired")
     return failedResult([release(ctx, self.payload.lockedCoin)])
   }
 })

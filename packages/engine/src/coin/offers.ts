@@ -8,8 +8,9 @@
  * the accepted offer (the transfer failed).
  */
 import { Schema } from "effect"
-import { ContractIdRef, Int64, Numeric, Party, Text, Timestamp, amountOf, formatAmount, parseIso, type Json } from "@sandnet/core"
+import { ContractIdRef, Int64, Numeric, Party, Text, Timestamp, amountOf, formatAmount, type Json } from "@sandnet/core"
 import { defineChoice, defineTemplate, type ContractView, type UpdateContext } from "../ledger/template.ts"
+import { expiryOf, isExpired } from "./expiry.ts"
 import { WalletPackage } from "./packages.ts"
 import { CoinRules_Transfer, OpenMiningRound_Fetch, TransferContext, TransferInput, usdToCoin, type OpenMiningRoundPayload } from "./rules.ts"
 import { CoinRules_BuyMemberTraffic } from "./traffic.ts"
@@ -28,10 +29,10 @@ const TrackingInfo = (p: { readonly trackingId: string; readonly sender: string;
 })
 
 const requireExpired = (ctx: UpdateContext, expiresAt: string): void =>
-  ctx.require((parseIso(expiresAt) ?? 0) <= ctx.ledgerTime, "Contract has expired")
+  ctx.require(isExpired(expiryOf(expiresAt), ctx.ledgerTime), "Contract has expired")
 
 const requireNotExpired = (ctx: UpdateContext, expiresAt: string): void =>
-  ctx.require(ctx.ledgerTime < (parseIso(expiresAt) ?? 0), "Offer has not expired")
+  ctx.require(!isExpired(expiryOf(expiresAt), ctx.ledgerTime), "Offer has not expired")
 
 const requireStakeholder = <P>(ctx: UpdateContext, self: ContractView<P>, actor: string): void =>
   ctx.require([...self.signatories, ...self.observers].includes(actor), "Actor is a stakeholder")

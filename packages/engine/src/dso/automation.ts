@@ -69,7 +69,7 @@ import {
 import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
 import { Commands, type Command } from "../ledger/interpreter.ts"
 import { Network, Outgoing, type Actor, type Message } from "../network/network.ts"
-import type { Completion } from "../node/participant.ts"
+import type { Completion } from "../participant/index.ts"
 import type { SubmissionRequest } from "../protocol/messages.ts"
 import { MinHeap } from "./heap.ts"
 import { DsoView } from "./view.ts"

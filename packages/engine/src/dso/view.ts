@@ -21,7 +21,7 @@ import {
   type OpenMiningRoundPayload,
   type TransferPreapprovalPayload
 } from "../coin/index.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 
 export interface TypedContract<P> {
   readonly contract: ActiveContract

@@ -2,16 +2,27 @@
  * A participant's active contract set: contracts where one of its hosted parties is a stakeholder,
  * with their synchronizer and reassignment counter, indexed by template and stakeholder.
  * Also tracks contracts locked by pending confirmation requests (so that two concurrent
- * transactions can never both consume one contract) and contracts in flight between synchronizers.
+ * transactions can never both consume one contract) and contracts in flight between synchronizers,
+ * whose reassignment lifecycle (machines/reassignment.ts) decides which unassign and assign steps
+ * are valid.
  */
 import { invariant, type ActiveContract, type ContractId, type PartyId, type SynchronizerId } from "@sandnet/core"
+import type { SnapshotFrom } from "xstate"
+import { refusalOf, start, step } from "../machines/lifecycle.ts"
+import { reassignmentMachine, type ReassignmentEvent } from "../machines/reassignment.ts"
 
-export interface InFlightContract {
-  readonly contract: ActiveContract
+/** An unassign or assign of a contract: which unassignment, from where to where, at which counter. */
+export interface ReassignmentMove {
   readonly unassignId: string
   readonly sourceSynchronizer: SynchronizerId
   readonly targetSynchronizer: SynchronizerId
   readonly reassignmentCounter: number
+}
+
+export interface InFlightContract extends ReassignmentMove {
+  readonly contract: ActiveContract
+  /** The contract's reassignment lifecycle, unassigned: what its assign must match. */
+  readonly lifecycle: SnapshotFrom<typeof reassignmentMachine>
 }
 
 export class ActiveContractSet {
@@ -113,27 +124,57 @@ export class ActiveContractSet {
     if (this.locks.get(contractId) === requestId) this.locks.delete(contractId)
   }
 
-  /** Moves a contract out of the active set while it travels to another synchronizer. */
-  markUnassigned(entry: InFlightContract): void {
-    const id = entry.contract.created.contractId
+  /**
+   * Moves a contract out of the active set while it travels to another synchronizer. Its
+   * reassignment lifecycle must take the unassign (from the synchronizer it is on, to another one,
+   * raising the counter by one).
+   */
+  markUnassigned(contract: ActiveContract, move: ReassignmentMove): void {
+    const id = contract.created.contractId
     const removed = this.remove(id)
     invariant(removed !== undefined, () => `unassigned contract ${id} was not active`)
-    invariant(
-      entry.reassignmentCounter === removed.reassignmentCounter + 1,
-      () => `unassign of ${id} must increase the reassignment counter by one (${removed.reassignmentCounter} -> ${entry.reassignmentCounter})`
-    )
-    this.inFlight.set(id, entry)
+    const assigned = start(reassignmentMachine, { contractId: id, synchronizerId: removed.synchronizerId, reassignmentCounter: removed.reassignmentCounter })
+    const unassigned = step(reassignmentMachine, assigned, eventOf("unassign", move))
+    invariant(unassigned.accepted, () => `unassign of ${id} refused by its reassignment lifecycle: ${JSON.stringify(unassigned.accepted ? undefined : unassigned.refusal)}`)
+    this.inFlight.set(id, {
+      contract,
+      unassignId: move.unassignId,
+      sourceSynchronizer: move.sourceSynchronizer,
+      targetSynchronizer: move.targetSynchronizer,
+      reassignmentCounter: move.reassignmentCounter,
+      lifecycle: unassigned.snapshot
+    })
   }
 
   inFlightOf(contractId: ContractId): InFlightContract | undefined {
     return this.inFlight.get(contractId)
   }
 
-  /** Ends a contract's flight (it was assigned on the target). */
-  clearInFlight(contractId: ContractId): InFlightContract | undefined {
-    const entry = this.inFlight.get(contractId)
-    this.inFlight.delete(contractId)
-    return entry
+  /** Whether `move` is the assign of the contract's unassign in flight here (its lifecycle would take it). */
+  assignMatches(contractId: ContractId, move: ReassignmentMove): boolean {
+    const inFlight = this.inFlight.get(contractId)
+    return inFlight !== undefined && refusalOf(inFlight.lifecycle, eventOf("assign", move)) === undefined
+  }
+
+  /**
+   * A contract assigned to a synchronizer becomes active here, at the assign's counter. When it is
+   * the assign of the unassign in flight here, its reassignment lifecycle must take it; otherwise
+   * the events of two synchronizers crossed (the assign came first, or a later one overtook an
+   * earlier one) and the contract takes the newer state, whatever this node held of it.
+   */
+  assigned(contract: ActiveContract, move: ReassignmentMove): void {
+    const id = contract.created.contractId
+    const inFlight = this.inFlight.get(id)
+    if (inFlight !== undefined) {
+      this.inFlight.delete(id)
+      if (inFlight.unassignId === move.unassignId) {
+        const result = step(reassignmentMachine, inFlight.lifecycle, eventOf("assign", move))
+        invariant(result.accepted, () => `assign of ${id} refused by its reassignment lifecycle: ${JSON.stringify(result.accepted ? undefined : result.refusal)}`)
+      }
+    }
+    // Still active on the source here (its unassign has not arrived yet): it moves now.
+    if (this.contracts.has(id)) this.remove(id)
+    this.add(contract)
   }
 
   inFlightContracts(): IterableIterator<InFlightContract> {
@@ -145,3 +186,11 @@ export const stakeholdersOf = (contract: ActiveContract): ReadonlyArray<PartyId>
   const { signatories, observers } = contract.created
   return observers.length === 0 ? signatories : [...new Set([...signatories, ...observers])]
 }
+
+const eventOf = (type: ReassignmentEvent["type"], move: ReassignmentMove): ReassignmentEvent => ({
+  type,
+  unassignId: move.unassignId,
+  source: move.sourceSynchronizer,
+  target: move.targetSynchronizer,
+  reassignmentCounter: move.reassignmentCounter
+})

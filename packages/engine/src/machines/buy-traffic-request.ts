@@ -12,6 +12,7 @@
 import { invariant, type Micros } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
+import { isExpired } from "../coin/expiry.ts"
 
 export const BuyTrafficFailureReason = Schema.Literal("expired", "rejected")
 export type BuyTrafficFailureReason = typeof BuyTrafficFailureReason.Type
@@ -65,8 +66,8 @@ export const buyTrafficRequestMachine = setup({
   },
   schemas: { context: BuyTrafficRequestContext },
   guards: {
-    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime < context.expiresAt,
-    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime >= context.expiresAt
+    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => !isExpired(context.expiresAt, params.ledgerTime),
+    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => isExpired(context.expiresAt, params.ledgerTime)
   },
   actions: {
     recordCompletion: assign((_, params: { readonly ledgerTime: Micros }) => ({ completedAt: params.ledgerTime })),

@@ -11,6 +11,9 @@
  * The machine always starts active: xstate v5 has no input-dependent initial state, so a
  * configuration created with isDeactivated goes through `startIdentityProvider`, which applies
  * the deactivating update right away.
+ *
+ * User management steps it (admin/decide.ts, through admin/idp-lifecycle.ts): a stored
+ * configuration is its state and context.
  */
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"

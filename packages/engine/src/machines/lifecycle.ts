@@ -1,13 +1,14 @@
 /**
- * Pure helpers shared by every lifecycle machine. Machines are stepped only through xstate's pure
- * `initialTransition` / `transition` (never a live actor), so a snapshot is a plain value that the
- * engine can store in its log, restore after a restart and replay deterministically.
+ * Pure helpers shared by every lifecycle machine. Machines are stepped only through xstate's public
+ * pure functions `initialTransition` / `transition` (never a live actor), so a snapshot is a plain
+ * value that the engine can store in its log, restore after a restart and replay deterministically.
  */
 import { InvariantViolation, invariant } from "@sandnet/core"
 import { Either, ParseResult, Schema } from "effect"
 import {
-  createActor,
   getNextTransitions,
+  initialTransition,
+  transition,
   type AnyStateMachine,
   type ContextFrom,
   type EventFromLogic,
@@ -72,39 +73,7 @@ const view = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotVie
  * input) rethrows here: xstate would otherwise hand back a snapshot in status "error".
  */
 export const start = <M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> =>
-  settled(machine.getInitialSnapshot(scopeOf(machine), input) as SnapshotFrom<M>)
-
-/**
- * One inert actor scope per machine, reused for every step. xstate's own pure `initialTransition`
- * and `transition` build a fresh actor and actor system on every call (about 150 µs each, more than
- * the rest of a wallet request); these machines spawn nothing, emit nothing and have no actions
- * other than `assign` (applied inside the transition), so one scope that ignores effects serves.
- */
-type MachineScope = Parameters<AnyStateMachine["transition"]>[2]
-
-const scopes = new WeakMap<AnyStateMachine, MachineScope>()
-
-const scopeOf = (machine: AnyStateMachine): MachineScope => {
-  let scope = scopes.get(machine)
-  if (scope === undefined) {
-    // Constructing the actor evaluates the initial state without input; a failure there stays
-    // inside that throwaway actor's snapshot.
-    const self = createActor(machine)
-    scope = {
-      self: self as unknown as MachineScope["self"],
-      id: "",
-      sessionId: "",
-      logger: () => undefined,
-      defer: () => undefined,
-      system: self.system,
-      stopChild: () => undefined,
-      emit: () => undefined,
-      actionExecutor: () => undefined
-    }
-    scopes.set(machine, scope)
-  }
-  return scope
-}
+  settled(initialTransition(machine, input)[0] as SnapshotFrom<M>)
 
 const settled = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotFrom<M> => {
   const { status, error } = view<M>(snapshot)
@@ -122,25 +91,29 @@ export const step = <M extends AnyStateMachine>(
   snapshot: SnapshotFrom<M>,
   event: EventFromLogic<M>
 ): StepResult<M> => {
+  const refusal = refusalOf<M>(snapshot, event)
+  if (refusal !== undefined) return { accepted: false, snapshot, refusal }
+  const state = stateOf<M>(snapshot)
+  const [stepped, actions] = transition(machine, snapshot, event)
+  // The machines have no actions other than `assign`, which the transition applies itself.
+  invariant(actions.length === 0, () => `${machine.id}: ${event.type} in ${state} left actions to execute`)
+  const next = settled<M>(stepped as SnapshotFrom<M>)
+  invariant(next !== snapshot, () => `${machine.id}: ${event.type} in ${state} was enabled but changed nothing`)
+  return { accepted: true, snapshot: next }
+}
+
+/**
+ * Why the machine would refuse `event` now, or undefined when it would take it: asks the
+ * lifecycle whether a step is still possible without taking it (guards included).
+ */
+export const refusalOf = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>, event: EventFromLogic<M>): Refusal | undefined => {
   const state = stateOf<M>(snapshot)
   // A final state never moves; xstate would simply ignore the event, which callers must not do.
-  if (view<M>(snapshot).status !== "active") {
-    return { accepted: false, snapshot, refusal: { kind: "notAllowedInState", state, event: event.type } }
-  }
-  if (view<M>(snapshot).can(event)) {
-    const next = settled<M>(machine.transition(snapshot, event, scopeOf(machine)) as SnapshotFrom<M>)
-    invariant(next !== snapshot, () => `${machine.id}: ${event.type} in ${state} was enabled but changed nothing`)
-    return { accepted: true, snapshot: next }
-  }
+  if (view<M>(snapshot).status !== "active") return { kind: "notAllowedInState", state, event: event.type }
+  if (view<M>(snapshot).can(event)) return undefined
   const candidates = getNextTransitions(snapshot).filter((t) => t.eventType === event.type)
-  if (candidates.length === 0) {
-    return { accepted: false, snapshot, refusal: { kind: "notAllowedInState", state, event: event.type } }
-  }
-  return {
-    accepted: false,
-    snapshot,
-    refusal: { kind: "conditionFailed", state, event: event.type, guards: candidates.map((t) => guardName(t.guard)) }
-  }
+  if (candidates.length === 0) return { kind: "notAllowedInState", state, event: event.type }
+  return { kind: "conditionFailed", state, event: event.type, guards: candidates.map((t) => guardName(t.guard)) }
 }
 
 /** Applies events in order, keeping refused ones out of the state; used to replay a stored log. */

@@ -8,6 +8,9 @@
  * another one, and raise the counter by exactly one; an assign must carry the pending unassign's
  * id, source, target and counter. Anything else is refused. While unassigned the contract is in
  * flight and the registry answers 409 for it (`isInFlight`).
+ *
+ * Each participant's contract set (ledger/acs.ts) steps it on the unassign and assign events it
+ * commits, and asks it whether an assign request matches the unassign in flight there.
  */
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"

@@ -9,6 +9,7 @@
 import { invariant, isAmountString, parseAmount, type Micros } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
+import { isExpired } from "../coin/expiry.ts"
 
 export const TransferInstructionContext = Schema.Struct({
   instructionId: Schema.String,
@@ -55,8 +56,8 @@ export const transferInstructionMachine = setup({
   },
   schemas: { context: TransferInstructionContext },
   guards: {
-    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime < context.expiresAt,
-    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime >= context.expiresAt
+    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => !isExpired(context.expiresAt, params.ledgerTime),
+    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => isExpired(context.expiresAt, params.ledgerTime)
   },
   actions: {
     recordCompletion: assign((_, params: { readonly ledgerTime: Micros }) => ({ completedAt: params.ledgerTime }))

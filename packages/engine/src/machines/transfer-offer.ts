@@ -10,6 +10,7 @@
 import { invariant, isAmountString, parseAmount, type Micros } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup } from "xstate"
+import { isExpired } from "../coin/expiry.ts"
 
 export const TransferOfferContext = Schema.Struct({
   offerContractId: Schema.String,
@@ -61,8 +62,8 @@ export const transferOfferMachine = setup({
   },
   schemas: { context: TransferOfferContext },
   guards: {
-    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime < context.expiresAt,
-    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => params.ledgerTime >= context.expiresAt
+    beforeExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => !isExpired(context.expiresAt, params.ledgerTime),
+    atOrAfterExpiry: ({ context }, params: { readonly ledgerTime: Micros }) => isExpired(context.expiresAt, params.ledgerTime)
   },
   actions: {
     recordAcceptance: assign((_, params: { readonly ledgerTime: Micros }) => ({ acceptedAt: params.ledgerTime })),

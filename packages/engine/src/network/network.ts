@@ -41,27 +41,42 @@ export const withReceiveNow = <R extends Actor["receive"]>(receive: R, receiveNo
   Object.assign(receive, { [receiveNowKey]: receiveNow })
 
 /**
- * An actor's `receive` from its pure handler (the outbox to send, plus effects to run after it,
- * e.g. completing a waiter), paired with its plain-function form when the network is the event
- * queue (see ReceiveNow).
+ * What an actor's pure handler leaves to its shell besides the outbox: an effect to run once the
+ * outbox is sent (e.g. resolving the waiters of completed commands), or undefined when none.
+ */
+export interface Reaction {
+  readonly outgoing: ReadonlyArray<Outgoing>
+  readonly then: Effect.Effect<void> | undefined
+}
+
+/**
+ * An actor's `receive` from its pure handler (the outbox to send, or a Reaction), paired with its
+ * plain-function form when the network is the event queue (see ReceiveNow).
  */
 export const receiveOf = (
   network: NetworkService,
-  handle: (message: Message, now: Micros, effects: Array<Effect.Effect<unknown>>) => ReadonlyArray<Outgoing>
+  handle: (message: Message, now: Micros) => ReadonlyArray<Outgoing> | Reaction
 ): Actor["receive"] => {
   const receive = (message: Message) =>
     Effect.flatMap(ClockService.currentTimeNanos, (nanos) => {
-      const effects: Array<Effect.Effect<unknown>> = []
-      const send = network.sendAll(handle(message, micros.fromNanos(nanos), effects))
-      return effects.length === 0 ? send : Effect.zipRight(send, Effect.all(effects, { discard: true }))
+      const handled = handle(message, micros.fromNanos(nanos))
+      if (isOutbox(handled)) return network.sendAll(handled)
+      const send = network.sendAll(handled.outgoing)
+      return handled.then === undefined ? send : Effect.zipRight(send, handled.then)
     })
   if (!(network instanceof EventQueueNetwork)) return receive
   return withReceiveNow(receive, (message, _from, now) => {
-    const effects: Array<Effect.Effect<unknown>> = []
-    network.sendAllNow(handle(message, now, effects))
-    return effects.length === 0 ? undefined : Effect.all(effects, { discard: true })
+    const handled = handle(message, now)
+    if (isOutbox(handled)) {
+      network.sendAllNow(handled)
+      return undefined
+    }
+    network.sendAllNow(handled.outgoing)
+    return handled.then
   })
 }
+
+const isOutbox = (handled: ReadonlyArray<Outgoing> | Reaction): handled is ReadonlyArray<Outgoing> => Array.isArray(handled)
 
 export interface SendOptions {
   /**

@@ -1,7 +1,7 @@
 /** The active contract set at an offset, replayed from a participant's update log, whole or by page. */
 import type { ActiveContract, ContractId, CreatedNode, PartyId, SynchronizerId } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import type { ResolvedEventFormat } from "./event-format.ts"
 import { createdSubject, matchEvent } from "./matching.ts"
 import { createdView, type CreatedEventView } from "./views.ts"

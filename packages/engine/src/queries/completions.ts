@@ -1,6 +1,6 @@
 /** Command completions: the completion stream of a user's commands, with checkpoints, and a completion's traffic cost. */
 import type { PartyId } from "@sandnet/core"
-import type { CompletionRecord, ParticipantLogic } from "../node/participant.ts"
+import type { CompletionRecord, ParticipantLogic } from "../participant/index.ts"
 import { synchronizerTimesAt } from "./updates.ts"
 import type { CheckpointView } from "./views.ts"
 

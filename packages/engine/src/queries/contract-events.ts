@@ -5,7 +5,7 @@
 import { Either, Schema } from "effect"
 import type { ActiveContract, ContractId, CreatedNode, ExercisedNode, PartyId, SynchronizerId } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import type { ResolvedEventFormat } from "./event-format.ts"
 import { createdSubject, exercisedSubject, matchEvent } from "./matching.ts"
 import { createdView, transientContracts, type ArchivedEventView, type CreatedEventView } from "./views.ts"

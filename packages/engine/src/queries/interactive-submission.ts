@@ -22,7 +22,7 @@ import {
 import { CommandRejected } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { interpret, type Command, type InterpretedTransaction } from "../ledger/interpreter.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import { formatIssues } from "./commands.ts"
 import { createdEventBlob } from "./created-event-blob.ts"
 import { externalPartyKeys, participantIdOf } from "./parties.ts"

@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import { uidWithoutPrefix, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
 import { PartyAlreadyExists } from "../errors.ts"
 import type * as External from "../external/index.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import type { ParticipantPermission, TopologyState } from "../topology.ts"
 import { ledgerApiState, type LedgerNetwork } from "./state.ts"
 

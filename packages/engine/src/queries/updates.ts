@@ -9,7 +9,7 @@
  */
 import { Either } from "effect"
 import type { Micros, SynchronizerId } from "@sandnet/core"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import { OffsetAfterLedgerEnd, UpdateNotFound } from "./errors.ts"
 import type { ResolvedUpdateFormat } from "./event-format.ts"
 import { viewUpdate, type StreamItem, type SynchronizerTime, type UpdateView } from "./views.ts"

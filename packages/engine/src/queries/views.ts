@@ -29,7 +29,7 @@ import type {
   TransactionUpdate,
   TxNode
 } from "@sandnet/core"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import { createdEventBlob } from "./created-event-blob.ts"
 import {
   splitTemplateId,

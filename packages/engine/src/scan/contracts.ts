@@ -7,7 +7,7 @@ import { Either } from "effect"
 import type { ActiveContract, ContractId, CreatedNode, PartyId } from "@sandnet/core"
 import type { InFlightContract } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
-import type { ParticipantLogic } from "../node/participant.ts"
+import type { ParticipantLogic } from "../participant/index.ts"
 import { DsoContractNotFound, TransferPreapprovalNotFound, VoteRequestNotFound } from "./errors.ts"
 import { ScanTemplates, entityOf, isTemplate, payloadField, templateIdsOf } from "./templates.ts"
 

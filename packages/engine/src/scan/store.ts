@@ -16,7 +16,7 @@ import {
 import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
-import type { CommitListener, ParticipantLogic } from "../node/participant.ts"
+import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
 
 export interface ScanVerdict {
   readonly verdict: Verdict

@@ -78,6 +78,22 @@ export class OfferExpired extends Schema.TaggedError<OfferExpired>()("OfferExpir
   }
 }
 
+/**
+ * The lifecycle of the offer, transfer instruction or delegation does not allow the step the user
+ * asks for now (its machine refused it; an expired offer is OfferExpired instead): 409.
+ */
+export class LifecycleStepRefused extends Schema.TaggedError<LifecycleStepRefused>()("LifecycleStepRefused", {
+  lifecycle: Schema.String,
+  contractId: Schema.String,
+  state: Schema.String,
+  step: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `${this.lifecycle} ${this.contractId} cannot ${this.step} in state ${this.state}: ${this.reason}`
+  }
+}
+
 /** No open token-standard transfer (transfer instruction) with this id concerns the user: 404. */
 export class TokenTransferNotFound extends Schema.TaggedError<TokenTransferNotFound>()("TokenTransferNotFound", { contractId: Schema.String }) {
   override get message() {
@@ -172,6 +188,7 @@ export type WalletError =
   | InsufficientFunds
   | OfferNotFound
   | OfferExpired
+  | LifecycleStepRefused
   | TokenTransferNotFound
   | PreapprovalNotFound
   | PreapprovalAlreadyExists
@@ -205,6 +222,7 @@ export const walletErrorStatus = (error: WalletError): number => {
     case "UserAlreadyExists":
     case "TrackingIdAlreadyUsed":
     case "OfferExpired":
+    case "LifecycleStepRefused":
     case "PreapprovalAlreadyExists":
     case "SetupProposalAlreadyExists":
       return 409

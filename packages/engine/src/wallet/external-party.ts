@@ -26,10 +26,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import {
-  ContractIdRef,
   InvalidArgument,
-  Party,
-  Timestamp,
   amountOf,
   formatAmount,
   isPartyId,
@@ -44,12 +41,10 @@ import {
 } from "@sandnet/core"
 import {
   Coin,
-  CoinRules_CreateTransferPreapproval,
   LockedCoin,
   TransferPreapproval,
   TransferPreapproval_Cancel,
   TransferPreapproval_Send,
-  ValidatorRight,
   currentAmount,
   type CoinPayload,
   type LockedCoinPayload
@@ -57,9 +52,8 @@ import {
 import { ErrorCodes } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { Commands } from "../ledger/interpreter.ts"
-import { PackageDef, defineChoice, defineTemplate } from "../ledger/template.ts"
 import * as LedgerApi from "../queries/index.ts"
-import type { Completion } from "../node/participant.ts"
+import type { Completion } from "../participant/index.ts"
 import { renderContract, type ContractWithStateJson } from "../scan/json/contracts.ts"
 import {
   DsoNotReady,
@@ -72,49 +66,11 @@ import {
   WalletCommandFailed,
   type WalletError
 } from "./errors.ts"
-import type { Outcome, WalletNode } from "./wallet.ts"
+import type { Outcome } from "./outcome.ts"
+import type { WalletNode } from "./wallet.ts"
 
-// ---------------------------------------------------------------- the proposal contract
-
-export const ExternalPartySetupPackage = new PackageDef("splice-coin-external-party", "0.1.0")
-
-export const ExternalPartySetupProposalPayload = Schema.Struct({
-  validator: Party,
-  user: Party,
-  dso: Party,
-  preapprovalExpiresAt: Timestamp
-})
-export type ExternalPartySetupProposalPayload = typeof ExternalPartySetupProposalPayload.Type
-
-/** The validator operator proposes to set up an external party's wallet (its ValidatorRight and TransferPreapproval). */
-export const ExternalPartySetupProposal = defineTemplate({
-  pkg: ExternalPartySetupPackage,
-  module: "Splice.CoinRules",
-  entity: "ExternalPartySetupProposal",
-  payload: ExternalPartySetupProposalPayload,
-  signatories: (p) => [p.validator],
-  observers: (p) => [p.user]
-})
-
-/**
- * The external party accepts: its ValidatorRight (user and validator) and its TransferPreapproval
- * (provider: the validator), through the rules the DSO signed.
- */
-export const ExternalPartySetupProposal_Accept = defineChoice(ExternalPartySetupProposal, {
-  name: "ExternalPartySetupProposal_Accept",
-  consuming: true,
-  argument: Schema.Struct({ coinRules: ContractIdRef }),
-  controllers: (p) => [p.user],
-  body: (ctx, self, arg): Json => {
-    const validatorRightCid = ctx.create(ValidatorRight, { dso: self.payload.dso, user: self.payload.user, validator: self.payload.validator })
-    const created = ctx.exercise(CoinRules_CreateTransferPreapproval, arg.coinRules, {
-      receiver: self.payload.user,
-      provider: self.payload.validator,
-      expiresAt: self.payload.preapprovalExpiresAt
-    }) as { readonly transferPreapprovalCid: string }
-    return { validatorRightCid, transferPreapprovalCid: created.transferPreapprovalCid }
-  }
-})
+import { ExternalPartySetupProposal, ExternalPartySetupProposal_Accept, ExternalPartySetupProposalPayload } from "../coin/external-party-setup.ts"
+export { ExternalPartySetupPackage, ExternalPartySetupProposal, ExternalPartySetupProposal_Accept, ExternalPartySetupProposalPayload } from "../coin/external-party-setup.ts"
 
 // ---------------------------------------------------------------- request and reply shapes
 

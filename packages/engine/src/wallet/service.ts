@@ -13,11 +13,12 @@ import { micros, type Micros } from "@sandnet/core"
 import type { CoinNetwork, ValidatorNode } from "../coin-network.ts"
 import { Network } from "../network/network.ts"
 import type * as Api from "./api.ts"
-import { startWalletAutomation, type WalletAutomation } from "./automation.ts"
+import { startWalletAutomation, type WalletAutomation } from "./automation/automation.ts"
 import { defaultWalletConfig, type WalletConfig } from "./config.ts"
 import type { WalletError } from "./errors.ts"
 import type { WalletEvent } from "./journal.ts"
-import { WalletNode, type Outcome } from "./wallet.ts"
+import type { Outcome } from "./outcome.ts"
+import { WalletNode } from "./wallet.ts"
 
 type Op<A> = Effect.Effect<A, WalletError>
 

@@ -9,7 +9,7 @@
 import { Either } from "effect"
 import { toIso, type ActiveContract, type Json, type PartyId } from "@sandnet/core"
 import type { TemplateRegistry } from "../../ledger/template.ts"
-import type { ParticipantLogic } from "../../node/participant.ts"
+import type { ParticipantLogic } from "../../participant/index.ts"
 import { createdEventBlob } from "../../queries/created-event-blob.ts"
 import {
   activeOf,

@@ -1,0 +1,22 @@
+/**
+ * The participant (validator node): its deterministic logic, split by role (submission,
+ * confirmation, commit, reassignment, completions, parties, over the state they share), and the
+ * actor around it.
+ */
+export { makeParticipant, type ParticipantNode } from "./actor.ts"
+export { ParticipantLogic } from "./logic.ts"
+export {
+  commandKeyOf,
+  type CommitListener,
+  type Completion,
+  type CompletionRecord,
+  type Handled,
+  type ParticipantConfig,
+  type ParticipantEvent,
+  type ParticipantStats,
+  type ReassignRequest,
+  type SubmitRequest
+} from "./model.ts"
+export type { ViewChecker } from "./confirmation.ts"
+export type { Submitted } from "./submission.ts"
+export type { Address } from "../network/network.ts"
