@@ -37,6 +37,18 @@ import { Clock, Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import { storageChoice, type StorageOptions } from "./start.ts"
 
+/**
+ * What the comparison with the stored digest of the indexes found. A store closed by kill -9 may
+ * hold none yet (the node writes it now and then and at shutdown); the index rows are still
+ * compared, one line per stream, after this one, so the line says only what is missing.
+ */
+export const digestLine = (hasStoredDigest: boolean, problems: ReadonlyArray<string>, upTo: number): string =>
+  !hasStoredDigest
+    ? "  no stored digest of the indexes yet (the node writes one at shutdown): only the index rows below are compared"
+    : problems.length === 0
+      ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
+      : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
+
 export const storageOptions = {
   dataDir: Options.directory("data-dir").pipe(Options.optional, Options.withDescription("the embedded database's directory (default ./.sandnet)")),
   inMemory: Options.boolean("in-memory").pipe(Options.withDescription("keep nothing: a throwaway node")),
@@ -92,11 +104,7 @@ export const rebuild = (options: StorageOptions) =>
         ...recomputed.participants.map((p) => `  ${p.name.padEnd(12)} ledger end ${p.ledgerEnd}, ${p.activeContracts} active contracts`),
         ...recomputed.scans.map((s) => `  scan ${s.name.padEnd(7)} ${s.updates} updates, ${s.verdicts} verdicts`),
         `  ${recomputed.packages.length} packages, ${recomputed.parties} parties`,
-        stored === undefined
-          ? "  no stored indexes to compare with"
-          : problems.length === 0
-            ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
-            : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`,
+        digestLine(stored !== undefined, problems, upTo),
         ...rowChecks.map((c) =>
           c.missing + c.extra + c.differing === 0
             ? `  ${c.stream}: ${c.rows} rows, equal to the recomputed ones`

@@ -73,4 +73,20 @@ describe("sandnet rebuild, snapshot and restore", () => {
       await stop(third, "SIGTERM")
     }
   }, 240_000)
+
+  it("rebuild after kill -9 (no stored digest yet) says what it compares instead of contradicting itself", async () => {
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-storage-cli-"))
+    dirs.push(cwd)
+    const data = ["--data-dir", path.join(cwd, "data")]
+    const token = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
+    const node = await startNode(data, cwd)
+    const facts = await factsOf(node.url, token)
+    expect((await request(`${node.url}/v2/commands/submit-and-wait`, token, "POST", offerCommand(facts, "k-1"))).status).toBe(200)
+    await stop(node, "SIGKILL")
+    const rebuilt = sandnet(["rebuild", ...data], cwd)
+    expect(rebuilt.code, rebuilt.output).toBe(0)
+    expect(rebuilt.output).not.toContain("no stored indexes to compare with")
+    expect(rebuilt.output).toContain("no stored digest of the indexes yet")
+    expect(rebuilt.output).toMatch(/index\/acs\/validator1: \d+ rows, equal to the recomputed ones/)
+  }, 120_000)
 })

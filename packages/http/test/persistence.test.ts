@@ -168,7 +168,9 @@ describe("developer controls on a stored node", () => {
     expect(download.status).toBe(200)
     const archive = new Uint8Array(await download.arrayBuffer())
     const listed = await get(node, "/v2/sandnet/snapshots", node.admin)
-    expect(listed.json).toEqual({ snapshots: [{ snapshotId, createdAt: expect.any(String), bytes: expect.any(Number) }] })
+    // the size listed is the size taken and downloaded, to the byte (base64 padding is not counted)
+    expect(listed.json).toEqual({ snapshots: [{ snapshotId, createdAt: expect.any(String), bytes: archive.length }] })
+    expect((taken.json as { bytes: number }).bytes).toBe(archive.length)
 
     expect((await post(node, "/v2/sandnet/restore", node.admin, { snapshotId })).status).toBe(200)
     expect(await observe(node, token)).toEqual(atSnapshot)

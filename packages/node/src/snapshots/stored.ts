@@ -38,7 +38,7 @@ export const storedSnapshots = (store: EventStoreService): Effect.Effect<Readonl
   Effect.map(store.listSnapshots(SNAPSHOT_STREAM), (all) =>
     all.map((e) => {
       const body = e.body as StoredArchive
-      return { snapshotId: e.key, createdAt: body.createdAt, bytes: Math.floor((body.base64.length * 3) / 4) }
+      return { snapshotId: e.key, createdAt: body.createdAt, bytes: Buffer.byteLength(body.base64, "base64") }
     })
   )
 
