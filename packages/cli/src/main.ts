@@ -47,8 +47,16 @@ const startCommand = Command.make(
       Options.optional,
       Options.withDescription("join a network spread over processes: the cluster's schema on the --database-url server; --node-name is this process's node (sv1, validator2, ...)")
     ),
-    superValidators: Options.integer("super-validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's super validators (the first process to start decides)")),
-    validators: Options.integer("validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's validators (the first process to start decides)")),
+    superValidators: Options.integer("super-validators").pipe(
+      Options.optional,
+      Options.map(Option.getOrUndefined),
+      Options.withDescription("with --cluster, on sv1's process (sv1 decides the network's shape; the other processes wait for it): the network's super validators (default 1)")
+    ),
+    validators: Options.integer("validators").pipe(
+      Options.optional,
+      Options.map(Option.getOrUndefined),
+      Options.withDescription("with --cluster, on sv1's process: the network's validators (default 1)")
+    ),
     ...storageOptions
   },
   (options) => start(options)

@@ -46,8 +46,8 @@ export interface StartOptions extends StorageOptions {
    */
   readonly cluster?: Option.Option<string>
   /** The network's shape when this process is the first of its cluster to start. */
-  readonly superValidators?: number
-  readonly validators?: number
+  readonly superValidators?: number | undefined
+  readonly validators?: number | undefined
 }
 
 /** The options of a node of a cluster, or a message saying what is wrong with them. */
@@ -109,8 +109,8 @@ export const start = (options: StartOptions) =>
             url: cluster.url,
             cluster: cluster.cluster,
             node: options.nodeName,
-            superValidators: options.superValidators ?? 1,
-            validators: options.validators ?? 1
+            superValidators: options.superValidators,
+            validators: options.validators
           })
     const runtime = runtimeLayer.pipe(
       Layer.provideMerge(storage),

@@ -39,3 +39,4 @@ export { storedArchive, storedSnapshots, storeSnapshot, type StoredSnapshotInfo 
 // A network spread over processes
 export { ClusterLink } from "./cluster/link.ts"
 export { clusterNodeSchema, type ClusterMembership } from "./cluster/membership.ts"
+export { ClusterShapeMismatch, SHAPE_DECIDER } from "./cluster/shape.ts"

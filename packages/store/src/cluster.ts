@@ -38,6 +38,8 @@ export interface ClusterTransportService {
   readonly schema: string
   /** The value stored under `key`: `proposal` if none was stored yet (first proposal wins). */
   readonly agree: (key: string, proposal: unknown) => Effect.Effect<unknown, StorageError>
+  /** The value stored under `key`, if one was agreed (read only: waiting processes poll it). */
+  readonly agreed: (key: string) => Effect.Effect<unknown, StorageError>
   /**
    * Appends messages from `sender`, in order, in one commit. Not safe to call concurrently for
    * one sender: the caller sends one batch at a time (the per-recipient seq is assigned here).
@@ -96,6 +98,7 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
     const service: ClusterTransportService = {
       schema,
       agree: (key, proposal) => agree(db, key, proposal),
+      agreed: (key) => agreedValue(db, key),
       send: makeSend(db),
       receive: (recipient, after, limit) => receive(db, recipient, after, limit),
       wakeups: (recipient) => wakeups(db, recipient),
@@ -132,6 +135,12 @@ const agree = ({ client, q }: ClusterDb, key: string, proposal: unknown): Effect
     const rows = yield* client.unsafe<{ body: unknown }>(`SELECT body FROM ${q("agreed")} WHERE key = $1`, [key])
     return rows[0]?.body
   }).pipe(Effect.mapError(failWith("agree")))
+
+const agreedValue = ({ client, q }: ClusterDb, key: string): Effect.Effect<unknown, StorageError> =>
+  client.unsafe<{ body: unknown }>(`SELECT body FROM ${q("agreed")} WHERE key = $1`, [key]).pipe(
+    Effect.map((rows) => rows[0]?.body),
+    Effect.mapError(failWith("agreed"))
+  )
 
 /** `send`, with the last seq this process gave each recipient (read once per sender; this process is their only writer). */
 const makeSend = ({ client, q, channel }: ClusterDb): ClusterTransportService["send"] => {

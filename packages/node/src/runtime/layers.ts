@@ -2,10 +2,10 @@
  * The NodeRuntime layers: without storage (tests, throwaway engines), on the NodeStorage in
  * context, and for one node of a network spread over processes.
  */
-import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
 import { makeClusterTransport, type StorageError, type StoreConfigError } from "@sandnet/store"
 import { Effect, Layer } from "effect"
 import { clusterNodeSchema } from "../cluster/membership.ts"
+import { agreeOnShape, type ClusterShapeMismatch } from "../cluster/shape.ts"
 import { JournalReplayFailed } from "../journal/errors.ts"
 import { NodeStorage } from "../storage/node-storage.ts"
 import { makeNodeRuntime } from "./runtime.ts"
@@ -28,9 +28,12 @@ export interface ClusterNodeOptions {
   readonly cluster: string
   /** This process's node ("sv1", "validator2"). */
   readonly node: string
-  /** The network's shape, proposed by the first process to start (later ones get the agreed one). */
-  readonly superValidators: number
-  readonly validators: number
+  /**
+   * The network's shape as this process's flags gave it (undefined: not given). sv1 decides it;
+   * the other processes wait for sv1's decision and refuse to start when their flags differ.
+   */
+  readonly superValidators: number | undefined
+  readonly validators: number | undefined
 }
 
 /**
@@ -40,19 +43,13 @@ export interface ClusterNodeOptions {
 export const clusterNodeRuntimeLayer = (
   options: Omit<NodeRuntimeOptions, "storage" | "cluster" | "network">,
   cluster: ClusterNodeOptions
-): Layer.Layer<NodeRuntime, JournalReplayFailed | StorageError | StoreConfigError, NodeStorage> =>
+): Layer.Layer<NodeRuntime, JournalReplayFailed | ClusterShapeMismatch | StorageError | StoreConfigError, NodeStorage> =>
   Layer.scoped(
     NodeRuntime,
     Effect.gen(function* () {
       const storage = yield* NodeStorage
       const transport = yield* makeClusterTransport({ url: cluster.url, schema: cluster.cluster })
-      const proposal: CoinNetworkConfig = {
-        ...defaultCoinNetworkConfig,
-        name: cluster.cluster,
-        superValidators: cluster.superValidators,
-        validators: cluster.validators
-      }
-      const agreed = (yield* transport.agree("network", proposal)) as CoinNetworkConfig
+      const agreed = yield* agreeOnShape(transport, { cluster: cluster.cluster, node: cluster.node, superValidators: cluster.superValidators, validators: cluster.validators })
       const stored = storage.initial.entries.length > 0 ? storage.initial.config : undefined
       if (stored !== undefined && JSON.stringify(stored) !== JSON.stringify(agreed)) {
         return yield* new JournalReplayFailed({ message: `the node's stored network configuration is not the cluster's (${cluster.cluster}): was the cluster's schema dropped?` })
