@@ -102,7 +102,7 @@ export const prepareStorage = async () => {
       contents: [
         'import { Effect } from "effect"',
         'import { prepareMigratedTemplate } from "@sandnet/store"',
-        "const result = await Effect.runPromise(prepareMigratedTemplate())",
+        "const result = await Effect.runPromise(prepareMigratedTemplate({ onStep: (step) => console.log(`sandnet: ${step}`) }))",
         'console.log(result.created ? `sandnet: PGlite template created in ${(result.ms / 1000).toFixed(1)} s (${result.template})` : `sandnet: PGlite template ready (${result.template})`)'
       ].join("\n"),
       resolveDir: here,

@@ -102,15 +102,22 @@ const existingMigratedTemplate = (): string | undefined => {
  * directory is started from the initdb template, migrated, closed cleanly, and its PGDATA moved
  * into place atomically. Saves a new node's first start the migration (a few hundred ms).
  */
-export const prepareMigratedTemplate = (): Effect.Effect<
+export const prepareMigratedTemplate = (options: {
+  /** Where the initdb template lives (default: next to the installed PGlite). */
+  readonly templateDir?: string
+  /** Told each slow step before it starts (the install prints them: initdb takes seconds). */
+  readonly onStep?: (step: string) => void
+} = {}): Effect.Effect<
   { readonly template: string; readonly created: boolean; readonly ms: number },
   PgliteStartupError | StorageError | StoreConfigError
 > =>
   Effect.gen(function*() {
     const started = performance.now()
-    const base = (yield* preparePgliteTemplate()).template
+    const onStep = options.onStep ?? (() => {})
+    const base = (yield* preparePgliteTemplate(options.templateDir, onStep)).template
     const target = migratedTemplateDir(base)
     if (fs.existsSync(`${target}/PG_VERSION`)) return { template: target, created: false, ms: 0 }
+    yield* Effect.sync(() => onStep("applying the store's migrations to a copy of the template"))
     const work = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`
     const fail = (message: string) => (cause: unknown) => new PgliteStartupError({ dataDir: work, message: `${message}: ${String(cause)}`, cause })
     yield* Effect.scoped(Layer.build(EventStore.pglite({ dataDir: work, template: base })))

@@ -153,11 +153,13 @@ const preparePgdata = async (dataDir: string, pgdata: string, template: string |
  * test setup), so that no node start pays for initdb. Returns where it is and whether it was created.
  */
 export const preparePgliteTemplate = (
-  template: string = defaultTemplateDir()
+  template: string = defaultTemplateDir(),
+  onStep: (step: string) => void = () => {}
 ): Effect.Effect<{ readonly template: string; readonly created: boolean; readonly ms: number }, PgliteStartupError> =>
   Effect.tryPromise({
     try: async () => {
       const started = performance.now()
+      if (!exists(path.join(template, "PG_VERSION"))) onStep(`creating the PGlite template: initdb (once per machine and PGlite version; 5 to 40 s) in ${template}`)
       const created = await ensureTemplate(template)
       return { template, created, ms: Math.round(performance.now() - started) }
     },

@@ -25,6 +25,19 @@ describe("embedded PGlite", () => {
       expect(second.origin).toBe("existing")
     }))
 
+  it.live("a template built from scratch says what it is doing before each slow step (the install prints them)", () =>
+    Effect.gen(function*() {
+      const steps: Array<string> = []
+      const templateDir = path.join(root, "fresh-template")
+      const prepared = yield* prepareMigratedTemplate({ templateDir, onStep: (step) => steps.push(step) })
+      expect(prepared.created).toBe(true)
+      expect(steps).toEqual([expect.stringMatching(/^creating the PGlite template: initdb/), expect.stringMatching(/^applying the store's migrations/)])
+      // ready: nothing to say the second time
+      const again: Array<string> = []
+      expect((yield* prepareMigratedTemplate({ templateDir, onStep: (step) => again.push(step) })).created).toBe(false)
+      expect(again).toEqual([])
+    }))
+
   it.live("starts new data directories of the default schema from the migrated template, others from the initdb one", () =>
     Effect.gen(function*() {
       const prepared = yield* prepareMigratedTemplate()
