@@ -13,7 +13,7 @@
 import type { PackageDescription } from "@sandnet/core"
 import { Either } from "effect"
 import { type Dar, encodeDalf, readDar, type ReadDarOptions } from "./dar.ts"
-import { KnownPackageVersion, PackageUpgradeInvalid, type PackageUploadError } from "./errors.ts"
+import { InvalidPackageDescription, KnownPackageVersion, PackageUpgradeInvalid, type PackageUploadError } from "./errors.ts"
 import { comparePackageVersions, validatePackageDescription } from "./payload.ts"
 import { upgradeProblems } from "./upgrade.ts"
 
@@ -168,9 +168,15 @@ export class PackageRegistry {
 
   /** Upload: validateDar, then a registry holding the new packages with upload time `uploadedAt`. */
   uploadDar(bytes: Uint8Array, uploadedAt: number, options: CheckOptions = {}): Either.Either<DarUpload, PackageUploadError> {
-    return Either.map(this.validateDar(bytes, options), (check) => {
+    return Either.flatMap(this.validateDar(bytes, options), (check) => {
+      // A node keeps an uploaded package as its description (its journal holds no archives): one
+      // whose payload is not the description's encoding could not be restored, so it is refused.
+      const unkept = check.packages.find((p) => p.isNew && encodeDalf(p.description).packageId !== p.packageId)
+      if (unkept !== undefined) {
+        return Either.left(new InvalidPackageDescription({ packageName: unkept.description.name, reason: `package ${unkept.packageId} is not in Sandnet's canonical payload encoding` }))
+      }
       const { registry, added } = this.withPackages(check.packages, uploadedAt)
-      return { ...check, registry, added }
+      return Either.right({ ...check, registry, added })
     })
   }
 
@@ -185,6 +191,23 @@ export class PackageRegistry {
       return { packageId: dalf.packageId, description, archive: dalf.archive }
     })
     return Either.map(this.checkPackages(candidates, options), (checked) => this.withPackages(checked, uploadedAt))
+  }
+
+  /**
+   * Adds packages an upload checked already (a journal's), without checking them again: only that
+   * each description still encodes to its id (Sandnet's archives are a function of the description).
+   */
+  addUploaded(
+    packages: ReadonlyArray<{ readonly packageId: string; readonly description: PackageDescription }>,
+    uploadedAt: number
+  ): Either.Either<PackageRegistry, string> {
+    const checked: Array<CheckedPackage> = []
+    for (const p of packages) {
+      const dalf = encodeDalf(p.description)
+      if (dalf.packageId !== p.packageId) return Either.left(`package ${p.packageId} does not re-encode to the same id`)
+      checked.push({ packageId: p.packageId, description: p.description, archive: dalf.archive, isNew: !this.byId.has(p.packageId) })
+    }
+    return Either.right(this.withPackages(checked, uploadedAt).registry)
   }
 
   private withPackages(

@@ -1,6 +1,6 @@
 /**
  * The participant (validator node): its deterministic logic, split by role (submission,
- * confirmation, commit, reassignment, completions, parties, over the state they share), and the
+ * confirmation, commit, reassignment, completions, parties, packages, over the state they share), and the
  * actor around it.
  */
 export { makeParticipant, type ParticipantNode } from "./actor.ts"
@@ -15,8 +15,10 @@ export {
   type ParticipantEvent,
   type ParticipantStats,
   type ReassignRequest,
-  type SubmitRequest
+  type SubmitRequest,
+  type UploadedPackage
 } from "./model.ts"
 export type { ViewChecker } from "./confirmation.ts"
+export { builtInPackages, type KnownPackage } from "./built-in-packages.ts"
 export type { Submitted } from "./submission.ts"
 export type { Address } from "../network/network.ts"

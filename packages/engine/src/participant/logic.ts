@@ -6,7 +6,7 @@
  *
  * `ParticipantLogic` is synchronous and deterministic, driven by messages and the time passed in.
  * It ties the roles together (submission.ts, confirmation.ts, commit.ts, reassignment.ts,
- * completions.ts, parties.ts: functions over the shared state of state.ts) and is what the actor
+ * completions.ts, parties.ts, packages.ts: functions over the shared state of state.ts) and is what the actor
  * (actor.ts) runs. State changes go through `apply(event)` so that the node's journal (its durable
  * truth) can be replayed to rebuild it: the ACS and indexes are derived from the committed updates.
  */
@@ -17,12 +17,12 @@ import {
   type ContractId,
   type ContractNotActive,
   type InterpretationError,
-  type Json,
   type Micros,
   type PartyId,
   type SynchronizerId
 } from "@sandnet/core"
 import type { CommandRejected, PartyAlreadyExists } from "../errors.ts"
+import type * as External from "../external/index.ts"
 import { Outgoing, type Message } from "../network/network.ts"
 import type { Deliver, DeliverError, ProtocolRequest, RequestDeadline, SubmissionDeadline } from "../protocol/messages.ts"
 import type { PartyHosting, SynchronizerInfo } from "../topology.ts"
@@ -30,7 +30,9 @@ import { onResult, applyCommit } from "./commit.ts"
 import { applyCompletion } from "./completions.ts"
 import { armDeadlineSweep, checkView, onRequest, onRequestDeadline } from "./confirmation.ts"
 import { collect, collected, nothingHandled, type Handled, type ParticipantEvent, type PendingRequest, type ReassignRequest, type SubmitRequest } from "./model.ts"
-import { allocateParty, applyHosting, authorizationAdded, hostParty, reserveParty } from "./parties.ts"
+import type { KnownPackage } from "./built-in-packages.ts"
+import { applyPackages, takeUpload } from "./packages.ts"
+import { allocateParty, applyHosting, authorizationAdded, hostParty, recordHosting, reserveParty } from "./parties.ts"
 import { reassign } from "./reassignment.ts"
 import { ParticipantState } from "./state.ts"
 import { applySubmission, applySubmissionCounter, onDeliverError, onSubmissionDeadline, submit, type Submitted } from "./submission.ts"
@@ -55,6 +57,10 @@ export class ParticipantLogic extends ParticipantState {
         break
       case "CommandSubmitted":
         applySubmission(this, event)
+        break
+      case "PackagesUploaded":
+      case "PackagesVetted":
+        applyPackages(this, event)
         break
     }
     if (!replaying) {
@@ -107,8 +113,20 @@ export class ParticipantLogic extends ParticipantState {
     return reserveParty(this, hint)
   }
 
-  hostParty(hosting: PartyHosting, now: Micros, signingKeys?: Json, synchronizerId?: SynchronizerId): Either.Either<PartyId, PartyAlreadyExists> {
+  hostParty(hosting: PartyHosting, now: Micros, signingKeys?: External.SigningKeysWithThreshold, synchronizerId?: SynchronizerId): Either.Either<PartyId, PartyAlreadyExists> {
     return hostParty(this, hosting, now, signingKeys, synchronizerId)
+  }
+
+  /** Records a hosting the topology may know already (another participant of the network recorded it first). */
+  recordHosting(hosting: PartyHosting, now: Micros, signingKeys?: External.SigningKeysWithThreshold, synchronizerId?: SynchronizerId): void {
+    recordHosting(this, hosting, now, signingKeys, synchronizerId)
+  }
+
+  // ---------------------------------------------------------------- packages
+
+  /** Takes an upload's packages (checked against this node's packages); with `vet`, vets them. */
+  takeUpload(packages: ReadonlyArray<KnownPackage>, uploadedAt: Micros, vet: boolean): void {
+    takeUpload(this, packages, uploadedAt, vet)
   }
 
   authorizationAdded(party: PartyId, now: Micros, synchronizerId?: SynchronizerId): CommittedUpdate {

@@ -11,6 +11,7 @@ import {
   type ContractId,
   type Json,
   type Micros,
+  type PackageDescription,
   type ParticipantUid,
   type PartyId,
   type SynchronizerId,
@@ -123,8 +124,15 @@ export const collect = (into: Collected, handled: Handled): void => {
 /** The node's journal: replaying these events rebuilds the participant. */
 export type ParticipantEvent =
   | { readonly _tag: "PartyAllocated"; readonly party: PartyId }
-  /** A party hosted with an explicit hosting (external parties, multi-hosted parties). */
+  /**
+   * A party hosted with an explicit hosting (external parties, multi-hosted parties); an external
+   * party's signing keys in the journal's form (External.signingKeysToJson).
+   */
   | { readonly _tag: "PartyHosted"; readonly hosting: PartyHosting; readonly signingKeys: Json | undefined }
+  /** Packages of an uploaded DAR that the node did not know, as the upload checked them. */
+  | { readonly _tag: "PackagesUploaded"; readonly uploadedAt: Micros; readonly packages: ReadonlyArray<UploadedPackage> }
+  /** Known packages the node started vetting on its synchronizers (each such change is a new vetting serial). */
+  | { readonly _tag: "PackagesVetted"; readonly packageIds: ReadonlyArray<string> }
   | { readonly _tag: "UpdateCommitted"; readonly entry: CommittedUpdate }
   | { readonly _tag: "CommandCompleted"; readonly commandKey: string; readonly completion: Completion; readonly at: Micros }
   | { readonly _tag: "SubmissionCounter"; readonly nonce: number }
@@ -143,6 +151,12 @@ export type ParticipantEvent =
       readonly results: ReadonlyArray<Json>
       readonly at: Micros
     }
+
+/** A package as the journal keeps it: its id and description (the archive is the description's encoding). */
+export interface UploadedPackage {
+  readonly packageId: string
+  readonly description: PackageDescription
+}
 
 export interface CommitListener {
   /**

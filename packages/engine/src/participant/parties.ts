@@ -4,8 +4,9 @@
  * commits at the node's next offset.
  */
 import { Either } from "effect"
-import { invariant, partyId as makePartyId, updateIdOf, type CommittedUpdate, type Json, type Micros, type PartyId, type SynchronizerId, type TopologyUpdate } from "@sandnet/core"
+import { invariant, partyId as makePartyId, updateIdOf, type CommittedUpdate, type Micros, type PartyId, type SynchronizerId, type TopologyUpdate } from "@sandnet/core"
 import { PartyAlreadyExists } from "../errors.ts"
+import * as External from "../external/index.ts"
 import type { PartyHosting } from "../topology.ts"
 import type { ParticipantEvent } from "./model.ts"
 import type { ParticipantState } from "./state.ts"
@@ -42,13 +43,28 @@ export const hostParty = (
   node: ParticipantState,
   hosting: PartyHosting,
   now: Micros,
-  signingKeys?: Json,
+  signingKeys?: External.SigningKeysWithThreshold,
   synchronizerId?: SynchronizerId
 ): Either.Either<PartyId, PartyAlreadyExists> => {
   if (node.topology.isKnownParty(hosting.party)) return Either.left(new PartyAlreadyExists({ party: hosting.party }))
-  node.apply({ _tag: "PartyHosted", hosting, signingKeys })
-  if (node.hosts(hosting.party)) authorizationAdded(node, hosting.party, now, synchronizerId)
+  recordHosting(node, hosting, now, signingKeys, synchronizerId)
   return Either.right(hosting.party)
+}
+
+/**
+ * Records a party's hosting (and an external party's signing keys) in this participant's journal
+ * whether or not the shared topology knows the party already (the other participants of a network
+ * record the same hosting); commits the topology update when this participant hosts the party.
+ */
+export const recordHosting = (
+  node: ParticipantState,
+  hosting: PartyHosting,
+  now: Micros,
+  signingKeys?: External.SigningKeysWithThreshold,
+  synchronizerId?: SynchronizerId
+): void => {
+  node.apply({ _tag: "PartyHosted", hosting, signingKeys: signingKeys === undefined ? undefined : External.signingKeysToJson(signingKeys) })
+  if (node.hosts(hosting.party)) authorizationAdded(node, hosting.party, now, synchronizerId)
 }
 
 /**
@@ -92,5 +108,9 @@ export const applyHosting = (node: ParticipantState, event: Extract<ParticipantE
     return
   }
   if (!node.topology.isKnownParty(event.hosting.party)) node.topology.setHosting(event.hosting)
-  if (event.signingKeys !== undefined) node.signingKeys.set(event.hosting.party, event.signingKeys)
+  if (event.signingKeys !== undefined) {
+    const keys = External.signingKeysFromJson(event.signingKeys)
+    invariant(Either.isRight(keys), () => `the signing keys of ${event.hosting.party} do not decode: ${Either.isLeft(keys) ? keys.left : ""}`)
+    node.signingKeys.set(event.hosting.party, keys.right)
+  }
 }

@@ -1,14 +1,17 @@
 /**
  * The state of a participant that its roles share: the ACS and update log (commit), requests
  * awaiting their verdict (confirmation), submissions and commands in flight with their outcomes
- * (submission, completions), the reassignment counters (reassignment), and the journal. Reads of
+ * (submission, completions), the reassignment counters (reassignment), its packages and vetting
+ * (packages), external parties' signing keys (parties), and the journal. Reads of
  * it live here too. Each role is a module of functions over this state; `ParticipantLogic`
  * (logic.ts) ties them together and folds journal events (`apply`), so that every change goes
  * through the journal and replaying it rebuilds the node.
  */
-import type { ActiveContract, CommittedUpdate, ContractId, Json, Micros, ParticipantUid, PartyId, SynchronizerId } from "@sandnet/core"
+import type { ActiveContract, CommittedUpdate, ContractId, Micros, ParticipantUid, PartyId, SynchronizerId } from "@sandnet/core"
+import type * as External from "../external/index.ts"
 import { ActiveContractSet, stakeholdersOf } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
+import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
 import {
   commandKeyOf,
@@ -22,6 +25,7 @@ import {
   type ParticipantStats,
   type PendingRequest
 } from "./model.ts"
+import { initialPackages } from "./built-in-packages.ts"
 
 export abstract class ParticipantState {
   readonly acs = new ActiveContractSet()
@@ -49,8 +53,14 @@ export abstract class ParticipantState {
    * synchronizers reach it out of order.
    */
   readonly reassigned = new Map<ContractId, number>()
-  /** Signing keys of external parties allocated through this node (as their topology registered them). */
-  readonly signingKeys = new Map<PartyId, Json>()
+  /** Signing keys of the external parties hosted through the ledger API (as their topology registered them). */
+  readonly signingKeys = new Map<PartyId, External.SigningKeysWithThreshold>()
+  /** Built-in and uploaded packages. */
+  packages: Packages.PackageRegistry
+  /** Package ids vetted on the node's synchronizers (built-ins, and uploads with vetting). */
+  readonly vetted: Set<string>
+  /** Serial of the node's VettedPackages topology state: 1 at start, +1 whenever `vetted` grows. */
+  vettingSerial = 1
   /** The submission counter (seeds and message ids); journaled, only increases. */
   nonce = 0
   ledgerEnd = 0
@@ -64,7 +74,11 @@ export abstract class ParticipantState {
     readonly config: ParticipantConfig,
     readonly topology: TopologyState,
     readonly registry: TemplateRegistry
-  ) {}
+  ) {
+    const builtIns = initialPackages(registry)
+    this.packages = builtIns.packages
+    this.vetted = new Set(builtIns.vetted)
+  }
 
   /** Folds one journal event into the state (and journals it unless replaying). */
   abstract apply(event: ParticipantEvent, replaying?: boolean): void
@@ -130,7 +144,8 @@ export abstract class ParticipantState {
     return stakeholdersOf(contract).some((p) => parties.has(p)) ? contract : undefined
   }
 
-  signingKeysOf(party: PartyId): Json | undefined {
+  /** The signing keys of an external party hosted through the ledger API. */
+  signingKeysOf(party: PartyId): External.SigningKeysWithThreshold | undefined {
     return this.signingKeys.get(party)
   }
 

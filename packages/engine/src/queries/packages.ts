@@ -1,17 +1,17 @@
 /**
  * The packages a node knows (built-in and uploaded), their archives, and DAR validation and
- * upload (L5, L7 `GET /v2/packages`).
+ * upload (L5, L7 `GET /v2/packages`): the participants' state (participant/packages.ts).
  */
 import { Either } from "effect"
 import type { Micros } from "@sandnet/core"
 import * as Packages from "../packages/index.ts"
-import { builtInPackages, ledgerApiState, type KnownPackage, type LedgerNetwork } from "./state.ts"
+import { builtInPackages, ledgerParticipant, type KnownPackage, type LedgerNetwork } from "./state.ts"
 
 /** Every package the node knows, sorted by id: built-in ones and uploaded ones. */
 export const knownPackages = (network: LedgerNetwork): ReadonlyArray<KnownPackage> => {
   const byId = new Map<string, KnownPackage>()
   for (const p of builtInPackages(network.registry)) byId.set(p.packageId, p)
-  for (const p of ledgerApiState(network).packages.packages()) byId.set(p.packageId, { packageId: p.packageId, description: p.description })
+  for (const p of ledgerParticipant(network).packages.packages()) byId.set(p.packageId, { packageId: p.packageId, description: p.description })
   return [...byId.values()].sort((a, b) => (a.packageId < b.packageId ? -1 : a.packageId > b.packageId ? 1 : 0))
 }
 
@@ -20,7 +20,7 @@ export const knownPackageIds = (network: LedgerNetwork): ReadonlyArray<string> =
 
 /** The archive (.dalf bytes) of a known package. */
 export const packageArchive = (network: LedgerNetwork, packageId: string): Uint8Array | undefined => {
-  const stored = ledgerApiState(network).packages.get(packageId)
+  const stored = ledgerParticipant(network).packages.get(packageId)
   if (stored !== undefined) return stored.archive
   const builtIn = builtInPackages(network.registry).find((p) => p.packageId === packageId)
   return builtIn === undefined ? undefined : Packages.encodeDalf(builtIn.description).archive
@@ -32,26 +32,24 @@ export const validateDar = (
   bytes: Uint8Array,
   options: { readonly againstVetted: boolean }
 ): Either.Either<Packages.DarCheck, Packages.PackageUploadError> => {
-  const state = ledgerApiState(network)
-  return state.packages.validateDar(bytes, options.againstVetted ? { vettedOnSynchronizer: [...state.vetted] } : {})
+  const node = ledgerParticipant(network)
+  return node.packages.validateDar(bytes, options.againstVetted ? { vettedOnSynchronizer: [...node.vetted] } : {})
 }
 
-/** Uploads a DAR (kept in memory with the network); vets its packages unless told not to. */
+/**
+ * Uploads a DAR; vets its packages unless told not to. Checked against the packages of the
+ * ledger API's participant; then every participant of the network takes the upload (journaled).
+ */
 export const uploadDar = (
   network: LedgerNetwork,
   bytes: Uint8Array,
   uploadedAt: Micros,
   options: { readonly vet: boolean }
 ): Either.Either<Packages.DarUpload, Packages.PackageUploadError> => {
-  const state = ledgerApiState(network)
-  const upload = state.packages.uploadDar(bytes, uploadedAt, options.vet ? { vettedOnSynchronizer: [...state.vetted] } : {})
+  const node = ledgerParticipant(network)
+  const upload = node.packages.uploadDar(bytes, uploadedAt, options.vet ? { vettedOnSynchronizer: [...node.vetted] } : {})
   if (Either.isRight(upload)) {
-    state.packages = upload.right.registry
-    if (options.vet) {
-      const before = state.vetted.size
-      for (const p of upload.right.packages) state.vetted.add(p.packageId)
-      if (state.vetted.size !== before) state.vettingSerial += 1
-    }
+    for (const participant of network.participants) participant.logic.takeUpload(upload.right.packages, uploadedAt, options.vet)
   }
   return upload
 }

@@ -5,7 +5,7 @@ import { PartyAlreadyExists } from "../errors.ts"
 import type * as External from "../external/index.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
 import type { ParticipantPermission, TopologyState } from "../topology.ts"
-import { ledgerApiState, type LedgerNetwork } from "./state.ts"
+import { ledgerParticipant, type LedgerNetwork } from "./state.ts"
 
 export interface PartyInfo {
   readonly party: PartyId
@@ -32,19 +32,14 @@ export class UnknownHostingParticipant extends Schema.TaggedError<UnknownHosting
   }
 }
 
-/** What hosting an external party needs of a network: its participants, each of which may commit a topology update. */
-export interface HostingNetwork extends LedgerNetwork {
-  readonly participants: ReadonlyArray<{ readonly logic: ParticipantLogic }>
-}
-
 /**
- * Hosts a verified external party: its hosting (participants with `PAR::` uids, permissions,
- * threshold) goes into the topology, its signing keys into the network's ledger API state, and each
- * hosting participant of the network commits its topology update (ParticipantAuthorizationAdded). Runs
- * inside the engine's lock.
+ * Hosts a verified external party: every participant of the network journals its hosting
+ * (participants with `PAR::` uids, permissions, threshold) and signing keys (PartyHosted), in the
+ * network's participant order, and each hosting participant commits its topology update
+ * (ParticipantAuthorizationAdded, with its own permission). Runs inside the engine's lock.
  */
 export const hostExternalParty = (
-  network: HostingNetwork,
+  network: LedgerNetwork,
   topology: TopologyState,
   party: External.VerifiedExternalParty,
   /** When the hosting becomes effective (the record time of the participants' topology updates). */
@@ -59,16 +54,11 @@ export const hostExternalParty = (
     if (topology.participant(uid) === undefined) return Either.left(new UnknownHostingParticipant({ participantUid: p.participantUid }))
     participants.push({ participantUid: uid, permission: p.permission })
   }
-  topology.setHosting({ party: party.partyId, participants, threshold: party.hosting.threshold, external: true })
-  ledgerApiState(network).externalParties.set(party.partyId, party.signingKeys)
-  // Every hosting participant of this network starts hosting the party: each commits its
-  // topology update (with its own permission), in the network's participant order.
-  for (const node of network.participants) {
-    if (node.logic.hosts(party.partyId)) node.logic.authorizationAdded(party.partyId, now, synchronizerId)
-  }
+  const hosting = { party: party.partyId, participants, threshold: party.hosting.threshold, external: true }
+  for (const node of network.participants) node.logic.recordHosting(hosting, now, party.signingKeys, synchronizerId)
   return Either.right(party.partyId)
 }
 
 /** The registered signing keys of an external party, when it was allocated through the ledger API. */
 export const externalPartyKeys = (network: LedgerNetwork, party: PartyId): External.SigningKeysWithThreshold | undefined =>
-  ledgerApiState(network).externalParties.get(party)
+  ledgerParticipant(network).signingKeysOf(party)

@@ -9,7 +9,7 @@ import * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
 import { PackageNamesNotFound } from "./errors.ts"
 import { knownPackages } from "./packages.ts"
-import { ledgerApiState, type KnownPackage, type LedgerNetwork } from "./state.ts"
+import { ledgerParticipant, type KnownPackage, type LedgerNetwork } from "./state.ts"
 
 /**
  * Orders packages as the reference sorts VettedPackages: by name, then version, then id.
@@ -21,9 +21,9 @@ const byNameVersionId = (a: KnownPackage, b: KnownPackage): number =>
 
 /** The packages vetted on the node's synchronizers (every participant vets the same set), sorted by name, version, id. */
 export const vettedPackages = (network: LedgerNetwork): ReadonlyArray<KnownPackage> => {
-  const state = ledgerApiState(network)
+  const vetted = ledgerParticipant(network).vetted
   return knownPackages(network)
-    .filter((p) => state.vetted.has(p.packageId))
+    .filter((p) => vetted.has(p.packageId))
     .sort(byNameVersionId)
 }
 
@@ -58,7 +58,7 @@ export const listVettedPackages = (network: LedgerNetwork, topology: TopologySta
       query.packageNamePrefixes.some((prefix) => p.description.name.startsWith(prefix))
   )
   if (packages.length === 0) return []
-  const serial = ledgerApiState(network).vettingSerial
+  const serial = ledgerParticipant(network).vettingSerial
   const synchronizers = topology
     .synchronizers()
     .map((s) => s.synchronizerId)

@@ -1,21 +1,16 @@
 /**
  * Capture: attaches the journal sinks of an engine to a recorder, and after each engine operation
- * journals what changed without a sink (uploaded packages, external parties' keys) and upserts the
- * sequencers' and the clock's rows when they moved.
+ * upserts the sequencers' and the clock's rows when they moved.
  */
 import type { Micros, TrafficSummary, Verdict } from "@sandnet/core"
-import { LedgerApi, WalletEvent, type CoinNetwork, type Packages, type ParticipantEvent } from "@sandnet/engine"
+import { WalletEvent, type CoinNetwork, type ParticipantEvent } from "@sandnet/engine"
 import { Schema } from "effect"
 import { scanRowOf } from "../indexes/rows.ts"
-import { encodeBinary, type ExternalPartyRegistered, type PackagesUploaded } from "./ledger-events.ts"
 import type { JournalRecorder } from "./recorder.ts"
 import type { ClockState, SequencerSnapshot } from "./runtime-state.ts"
 import { Streams } from "./streams.ts"
 
 export interface CaptureState {
-  packages: Packages.PackageRegistry | undefined
-  vetted: number
-  externalParties: number
   sequencers: Map<string, Micros>
   clock: ClockState | undefined
 }
@@ -52,56 +47,14 @@ export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder, hos
     sv.scan.verdictSink = (verdict: Verdict, trafficSummary: TrafficSummary) =>
       recorder.record(stream, "Verdict", { verdict, trafficSummary })
   }
-  const ledger = LedgerApi.ledgerApiState(network)
   return {
-    packages: ledger.packages,
-    vetted: ledger.vetted.size,
-    externalParties: ledger.externalParties.size,
     sequencers: new Map(network.synchronizers.map((s) => [s.info.name, s.sequencer.logic.lastTimestamp])),
     clock: undefined
   }
 }
 
-/**
- * After an engine operation: journals what changed without a sink (uploaded packages, external
- * parties' keys) and upserts the sequencers' and the clock's snapshots when they moved.
- */
+/** After an engine operation: upserts the sequencers' and the clock's snapshots when they moved. */
 export const collectChanges = (network: CoinNetwork, recorder: JournalRecorder, state: CaptureState, clock: ClockState): void => {
-  const ledger = LedgerApi.ledgerApiState(network)
-  if (ledger.packages !== state.packages) {
-    const before = state.packages
-    const added = ledger.packages.packages().filter((p) => before === undefined || !before.has(p.packageId))
-    // one event per upload time (one upload per operation in practice)
-    const byTime = new Map<number, Array<Packages.StoredPackage>>()
-    for (const p of added) {
-      const list = byTime.get(p.uploadedAt)
-      if (list === undefined) byTime.set(p.uploadedAt, [p])
-      else list.push(p)
-    }
-    for (const [uploadedAt, packages] of [...byTime].sort((a, b) => a[0] - b[0])) {
-      const event: PackagesUploaded = {
-        _tag: "PackagesUploaded",
-        uploadedAt,
-        vetted: packages.every((p) => ledger.vetted.has(p.packageId)),
-        packages: packages.map((p) => ({ packageId: p.packageId, description: p.description }))
-      }
-      recorder.record(Streams.ledger, event._tag, event)
-    }
-    state.packages = ledger.packages
-    state.vetted = ledger.vetted.size
-  }
-  if (ledger.externalParties.size !== state.externalParties) {
-    const entries = [...ledger.externalParties.entries()]
-    for (const [party, signingKeys] of entries.slice(state.externalParties)) {
-      const event: ExternalPartyRegistered = {
-        _tag: "ExternalPartyRegistered",
-        hosting: network.topology.hosting(party) ?? null,
-        signingKeys: encodeBinary(signingKeys)
-      }
-      recorder.record(Streams.ledger, event._tag, event)
-    }
-    state.externalParties = ledger.externalParties.size
-  }
   for (const s of network.synchronizers) {
     const last = s.sequencer.logic.lastTimestamp
     if (state.sequencers.get(s.info.name) === last) continue

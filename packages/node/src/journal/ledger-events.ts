@@ -1,7 +1,8 @@
 /**
- * Events of the `ledger` stream: what the ledger surface changes that has no journal sink in the
- * engine (uploaded packages, external parties' signing keys and hostings). Byte arrays in their
- * bodies are kept as `{"$bytes": base64}`.
+ * Events of the legacy `ledger` stream: stores written before uploaded packages, vetting and
+ * external parties' keys were participant state (journaled in `participant/<name>` as
+ * PackagesUploaded, PackagesVetted and PartyHosted) kept them there. Replay still reads it; nothing
+ * writes it any more. Byte arrays in the bodies are kept as `{"$bytes": base64}`.
  */
 import type { Packages, PartyHosting } from "@sandnet/engine"
 

@@ -6,7 +6,7 @@ import type { Micros, TrafficSummary, Verdict } from "@sandnet/core"
 import {
   buildCoinNetwork,
   EventQueueNetwork,
-  LedgerApi,
+  External,
   ManualClock,
   Network,
   Outgoing,
@@ -49,13 +49,12 @@ interface Replay {
   readonly scans: ReadonlyMap<string, CoinNetwork["superValidators"][number]>
   readonly wallets: Map<string, Array<WalletEvent>>
   readonly inFlight: Map<string, InFlight>
-  readonly ledger: ReturnType<typeof LedgerApi.ledgerApiState>
 }
 
 /**
  * Replays stored journals into a freshly built network (no genesis): participants' events, scan
- * verdicts and commits (in the order they happened), uploaded packages and external parties,
- * then the sequencers' state. Listeners other than the scans are not called: automations and
+ * verdicts and commits (in the order they happened), a legacy store's `ledger` stream, then the
+ * sequencers' state. Listeners other than the scans are not called: automations and
  * wallets are built afterwards, from the rebuilt ledger state, and nothing is sent.
  */
 export const replayJournals = (
@@ -69,8 +68,7 @@ export const replayJournals = (
     participants: new Map([...network.superValidators, ...network.validators].map((n) => [Streams.participant(n.name), n])),
     scans: new Map(network.superValidators.map((sv) => [Streams.scan(sv.name), sv])),
     wallets: new Map(),
-    inFlight: new Map(),
-    ledger: LedgerApi.ledgerApiState(network)
+    inFlight: new Map()
   }
   let replayed = 0
   try {
@@ -89,16 +87,24 @@ export const replayJournals = (
 }
 
 /**
- * External parties' hostings first: they are journaled after the operation that hosted them,
- * behind whatever that operation committed for them (hostings only ever add parties).
+ * Legacy stores: external parties' hostings of the `ledger` stream first, as before (they were
+ * journaled after the operation that hosted them, behind whatever it committed for them).
  */
-const restoreExternalParties = ({ network, ledger }: Replay, entries: ReadonlyArray<JournalEntry>): void => {
+const restoreExternalParties = ({ network }: Replay, entries: ReadonlyArray<JournalEntry>): void => {
   for (const entry of entries) {
     if (entry.stream !== Streams.ledger || !isBody(entry.body)) continue
     const e = entry.body.event as LedgerEvent
     if (e._tag !== "ExternalPartyRegistered" || e.hosting === null) continue
-    if (!network.topology.isKnownParty(e.hosting.party)) network.topology.setHosting(e.hosting)
-    ledger.externalParties.set(e.hosting.party, decodeBinary(e.signingKeys) as never)
+    const signingKeys = External.signingKeysToJson(decodeBinary(e.signingKeys) as External.SigningKeysWithThreshold)
+    takeLegacy(network, { _tag: "PartyHosted", hosting: e.hosting, signingKeys })
+  }
+}
+
+/** A legacy `ledger` event, as the participants' events it stands for, into every participant (not journaled again: the stream stays). */
+const takeLegacy = (network: CoinNetwork, event: ParticipantEvent): void => {
+  for (const node of network.participants) {
+    node.logic.apply(event, true)
+    node.logic.journal.push(event)
   }
 }
 
@@ -148,22 +154,17 @@ const collectWalletEvent = (replay: Replay, entry: JournalEntry, event: unknown)
   return undefined
 }
 
-/** Uploaded packages, which must re-encode to the ids they were stored under (external parties came first). */
-const replayLedgerEvent = ({ ledger }: Replay, entry: JournalEntry, e: LedgerEvent): JournalReplayFailed | undefined => {
+/**
+ * Legacy stores: packages uploaded before they were participant state, into every participant
+ * (they must re-encode to the ids they were stored under); external parties came first.
+ */
+const replayLedgerEvent = ({ network }: Replay, entry: JournalEntry, e: LedgerEvent): JournalReplayFailed | undefined => {
   if (e._tag !== "PackagesUploaded") return undefined
-  const added = ledger.packages.addDescriptions(
-    e.packages.map((p) => p.description),
-    e.uploadedAt,
-    e.vetted ? { vettedOnSynchronizer: [...ledger.vetted] } : {}
-  )
-  if (Either.isLeft(added)) return new JournalReplayFailed({ message: `ledger #${entry.seq}: ${added.left.message}` })
-  for (const p of e.packages) {
-    if (!added.right.registry.has(p.packageId)) {
-      return new JournalReplayFailed({ message: `ledger #${entry.seq}: package ${p.packageId} does not re-encode to the same id` })
-    }
-  }
-  ledger.packages = added.right.registry
-  if (e.vetted) for (const p of e.packages) ledger.vetted.add(p.packageId)
+  const first = network.participants[0]
+  const fits = first === undefined ? Either.right(undefined) : first.logic.packages.addUploaded(e.packages, e.uploadedAt)
+  if (Either.isLeft(fits)) return new JournalReplayFailed({ message: `ledger #${entry.seq}: ${fits.left}` })
+  takeLegacy(network, { _tag: "PackagesUploaded", uploadedAt: e.uploadedAt as Micros, packages: e.packages })
+  if (e.vetted) takeLegacy(network, { _tag: "PackagesVetted", packageIds: e.packages.map((p) => p.packageId) })
   return undefined
 }
 

@@ -8,7 +8,8 @@
  *   participant/<name>   ParticipantEvents (parties, commands submitted/completed, commits)
  *   scan/<sv>            verdicts the SV's scan ingested (duplicates included)
  *   wallet/<validator>   the wallet's journal (users, tracking ids, offers, ...)
- *   ledger               uploaded packages, external parties' signing keys and hostings
+ *   ledger               legacy: uploaded packages and external parties' keys of old stores
+ *                        (now in the participants' journals); read by replay, never written
  *   admin                user management (users, rights, identity providers)
  *
  * Key-value area (snapshots): `runtime` (network config, time offset, last engine time),
