@@ -55,10 +55,8 @@ export abstract class ParticipantState {
   readonly reassigned = new Map<ContractId, number>()
   /** Signing keys of the external parties hosted through the ledger API (as their topology registered them). */
   readonly signingKeys = new Map<PartyId, External.SigningKeysWithThreshold>()
-  /** Built-in and uploaded packages. */
-  packages: Packages.PackageRegistry
-  /** Package ids vetted on the node's synchronizers (built-ins, and uploads with vetting). */
-  readonly vetted: Set<string>
+  private ownPackages: Packages.PackageRegistry | undefined = undefined
+  private ownVetted: Set<string> | undefined = undefined
   /** Serial of the node's VettedPackages topology state: 1 at start, +1 whenever `vetted` grows. */
   vettingSerial = 1
   /** The submission counter (seeds and message ids); journaled, only increases. */
@@ -74,10 +72,23 @@ export abstract class ParticipantState {
     readonly config: ParticipantConfig,
     readonly topology: TopologyState,
     readonly registry: TemplateRegistry
-  ) {
-    const builtIns = initialPackages(registry)
-    this.packages = builtIns.packages
-    this.vetted = new Set(builtIns.vetted)
+  ) {}
+
+  /**
+   * Built-in and uploaded packages. The built-ins are taken on first use: encoding them costs a
+   * network build, and most (simulated) networks never ask.
+   */
+  get packages(): Packages.PackageRegistry {
+    return (this.ownPackages ??= initialPackages(this.registry).packages)
+  }
+
+  set packages(registry: Packages.PackageRegistry) {
+    this.ownPackages = registry
+  }
+
+  /** Package ids vetted on the node's synchronizers (built-ins, and uploads with vetting). */
+  get vetted(): Set<string> {
+    return (this.ownVetted ??= new Set(initialPackages(this.registry).vetted))
   }
 
   /** Folds one journal event into the state (and journals it unless replaying). */

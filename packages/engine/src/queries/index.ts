@@ -1,9 +1,8 @@
 /**
  * The ledger API's queries over a participant (exported as `LedgerApi`): what `/v2/updates`, the
  * single-update lookups, the active contract set and the command endpoints of the JSON ledger API
- * need, as pure functions of a ParticipantLogic (its update log, ACS and hosted parties) and of the
- * per-network state the participant does not keep yet (uploaded packages, vetting, external
- * parties' keys). Rendering to JSON is the HTTP layer's job.
+ * need, as pure functions of a ParticipantLogic (its update log, ACS, hosted parties, packages,
+ * vetting and external parties' keys). Rendering to JSON is the HTTP layer's job.
  */
 export * from "./active-contracts.ts"
 export * from "./commands.ts"
