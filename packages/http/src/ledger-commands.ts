@@ -127,8 +127,9 @@ export const JsPrepareSubmissionResponse = Schema.Struct({
   preparedTransaction: Schema.String,
   preparedTransactionHash: Schema.String,
   hashingSchemeVersion: HashingSchemeVersion,
-  hashingDetails: Schema.NullOr(Schema.String),
-  costEstimation: Schema.NullOr(Schema.Unknown)
+  // Optional, absent when not set (as upstream): hashingDetails only with verboseHashing; no cost estimation.
+  hashingDetails: Schema.optional(Schema.String),
+  costEstimation: Schema.optional(Schema.Unknown)
 }).annotations({ identifier: "JsPrepareSubmissionResponse" })
 
 export const SignatureJson = Schema.Struct({
@@ -456,8 +457,7 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
       preparedTransaction: prepared.encoded,
       preparedTransactionHash: prepared.hash.base64,
       hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2" as const,
-      hashingDetails: request.verboseHashing === true ? External.preparedTransactionHashingDetails(prepared.hash) : null,
-      costEstimation: null
+      ...(request.verboseHashing === true ? { hashingDetails: External.preparedTransactionHashingDetails(prepared.hash) } : {})
     }
   })
 

@@ -85,6 +85,8 @@ describe("offline signing with the Wallet SDK", () => {
     const offline = async (commands: ReadonlyArray<unknown>) => {
       const prepared = sdk.ledger.prepare({ partyId: ivan, commands: commands as never, disclosedContracts: facts.disclosed as never })
       const { response } = await prepared.toJSON()
+      // No null placeholders: optional fields the node does not set are absent, as upstream.
+      expect(Object.keys(response).sort()).toEqual(["hashingSchemeVersion", "preparedTransaction", "preparedTransactionHash"])
       const decoded = await prepared.decode()
       expect(decoded.metadata?.submitterInfo?.actAs).toEqual([ivan])
       expect((await sdk.utils.hash.preparedTransaction(response.preparedTransaction!)).toBase64()).toBe(response.preparedTransactionHash)

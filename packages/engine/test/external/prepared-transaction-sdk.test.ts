@@ -3,9 +3,12 @@
  * scheme, as the official Wallet SDK judges them: the SDK's bindings decode what the node
  * prepares, and the SDK's own hash functions (core-tx-visualizer's `hashPreparedTransaction`
  * and the wallet SDK's `utils.hash.preparedTransaction`) give the node's hash, over several
- * transaction shapes. The node reads its message back and replays it to the same hash.
+ * transaction shapes. The node reads its message back and replays it to the same hash. The
+ * onboarding topology transactions: the SDK's combined hash is the node's multiHash, and each is
+ * Canton's TopologyTransaction as the published bindings encode it.
  */
-import { PreparedTransaction } from "@canton-network/core-ledger-proto"
+import { PreparedTransaction, TopologyTransaction } from "@canton-network/core-ledger-proto"
+import { createKeyPair } from "@canton-network/core-signing-lib"
 import { hashPreparedTransaction } from "@canton-network/core-tx-visualizer"
 import { CustomLogAdapter, SDK } from "@canton-network/wallet-sdk"
 import { describe, expect, it } from "@effect/vitest"
@@ -13,6 +16,7 @@ import { toIso, type ActiveContract, type PartyId } from "@sandnet/core"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { CoinRules_DevNet_Tap, Commands, LedgerApi, TransferOffer, archiveChoice, dsoReference, type Command } from "../../src/index.ts"
+import { decodeUntypedVersionedMessage, generateExternalPartyTopology } from "../../src/external/index.ts"
 import { makeHarness, type Harness } from "../support.ts"
 
 const sdk = SDK.createOffline({ logAdapter: new CustomLogAdapter(() => undefined) })
@@ -169,4 +173,42 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
       expect(Either.isLeft(LedgerApi.decodePreparedTransaction(Buffer.from("not a prepared transaction").toString("base64"), "p"))).toBe(true)
     })
   )
+})
+
+describe("external party topology transactions, as the Wallet SDK reads them", () => {
+  it("the SDK's combined hash is the node's multiHash, and each transaction is Canton's TopologyTransaction byte for byte", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.stringMatching(/^[a-zA-Z0-9_-]{1,30}$/),
+        fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9]{0,8}$/), { maxLength: 3 }),
+        fc.boolean(),
+        async (partyHint, others, observe) => {
+          const keys = createKeyPair()
+          const uid = (name: string, fill: string) => `${name}::1220${fill.repeat(64)}`
+          const confirming = others.map((o) => uid(`c${o}`, "c"))
+          const generated = Either.getOrThrow(
+            generateExternalPartyTopology({
+              synchronizerId: uid("sync", "a"),
+              partyHint,
+              publicKey: { format: "CRYPTO_KEY_FORMAT_RAW", keyData: keys.publicKey, keySpec: "SIGNING_KEY_SPEC_EC_CURVE25519" },
+              localParticipantUid: uid("local", "b"),
+              otherConfirmingParticipantUids: confirming,
+              observingParticipantUids: observe ? [uid("observer", "d")] : []
+            })
+          )
+          expect(await sdk.utils.hash.topologyTransaction(generated.topologyTransactions)).toBe(generated.multiHash)
+          expect(generated.partyId).toBe(`${partyHint}::${await sdk.keys.fingerprint(keys.publicKey)}`)
+          for (const serialized of generated.topologyTransactions) {
+            // Canton's versioned wrapper (version 30) around the v30 TopologyTransaction.
+            const inner = Either.getOrThrow(decodeUntypedVersionedMessage(Buffer.from(serialized, "base64")))
+            expect(inner.version).toBe(30)
+            const message = TopologyTransaction.fromBinary(inner.data)
+            expect(message.serial).toBe(1)
+            expect(Buffer.from(TopologyTransaction.toBinary(message)).toString("hex")).toBe(Buffer.from(inner.data).toString("hex"))
+          }
+        }
+      ),
+      { numRuns: 20, seed: 7 }
+    )
+  })
 })
