@@ -57,11 +57,9 @@ describe("executing a prepared transaction", () => {
       ]
       const input = { commandId: "tap", actAs: [alice], readAs: [], commands, disclosedContracts: [ref.coinRules, ref.openRound] }
       const prepared = Either.getOrThrow(LedgerApi.prepareSubmission(v1.participant.logic, input, h.clock.now))
-      const asPrepared = {
-        transactionSeed: prepared.submission.transactionSeed,
-        ledgerTime: h.clock.now,
-        nodes: prepared.submission.transaction.nodes as never
-      }
+      const decoded = Either.getOrThrow(LedgerApi.decodePreparedTransaction(prepared.encoded, "preparedTransaction"))
+      const replayed = Either.getOrThrow(LedgerApi.replayPreparedTransaction(v1.participant.logic, decoded, "preparedTransaction"))
+      const asPrepared = { transactionSeed: decoded.transactionSeed, ledgerTime: decoded.ledgerTime, nodes: replayed.nodes }
       // Signed nodes that differ from what the commands give now: refused, nothing submitted.
       const tampered = { ...asPrepared, nodes: [] as never }
       const stale = yield* Effect.either(h.run(v1.participant.submit({ ...input, commandId: "tap-stale", prepared: tampered })))

@@ -12,19 +12,19 @@
  *   command id DUPLICATE_COMMAND. Rights: CanActAs of every actAs party, CanReadAs of every
  *   readAs party.
  * - `POST /v2/interactive-submission/prepare`: interprets without submitting and returns the
- *   prepared transaction (base64 of Sandnet's canonical JSON, see LedgerApi.PreparedSubmission)
- *   and its hash (`preparedTransactionHash`, base64 of the 32 bytes the parties sign). Rights:
- *   CanReadAs of the acting parties.
+ *   prepared transaction (base64 of Canton's protobuf `PreparedTransaction`, see
+ *   docs/external-parties.md) and its hash (`preparedTransactionHash`, base64 of the 32 bytes the
+ *   parties sign: Canton's hashing scheme V2). Rights: CanReadAs of the acting parties.
  * - `execute`, `executeAndWait`, `executeAndWaitForTransaction`: verify that every acting party
- *   is an external party whose registered keys signed the hash (threshold), then submit the
- *   prepared commands with the hash as the transaction's externalTransactionHash. Rights:
- *   CanActAs or CanExecuteAs of the acting parties. Deviation: Sandnet re-interprets the commands
- *   at execution (contract ids and ledger time are those of the execution); the hash covers the
- *   prepared commands and the transaction as interpreted at preparation.
+ *   is an external party whose registered keys signed the hash (threshold), replay the
+ *   transaction's roots as commands with its seed, time and input contracts (they must give back
+ *   what was signed, else INTERPRETATION_PREPARED_TRANSACTION_STALE), then submit them with the
+ *   hash as the transaction's externalTransactionHash. Rights: CanActAs or CanExecuteAs of the
+ *   acting parties.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
-import { parseIso, type ActiveContract, type Json, type PartyId } from "@sandnet/core"
+import { External, LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
+import type { ActiveContract, PartyId } from "@sandnet/core"
 import { Duration, Effect, Either, Layer, Schema } from "effect"
 import { requireActAs, requireExecuteAs, requireReadAs } from "./auth.ts"
 import { LedgerApiError, type HandlerError } from "./errors.ts"
@@ -127,8 +127,9 @@ export const JsPrepareSubmissionResponse = Schema.Struct({
   preparedTransaction: Schema.String,
   preparedTransactionHash: Schema.String,
   hashingSchemeVersion: HashingSchemeVersion,
-  hashingDetails: Schema.NullOr(Schema.String),
-  costEstimation: Schema.NullOr(Schema.Unknown)
+  // Optional, absent when not set (as upstream): hashingDetails only with verboseHashing; no cost estimation.
+  hashingDetails: Schema.optional(Schema.String),
+  costEstimation: Schema.optional(Schema.Unknown)
 }).annotations({ identifier: "JsPrepareSubmissionResponse" })
 
 export const SignatureJson = Schema.Struct({
@@ -202,7 +203,7 @@ export const PrepareSubmission = op(
     .setPayload(JsPrepareSubmissionRequest)
     .addSuccess(JsPrepareSubmissionResponse),
   "postV2Interactive-submissionPrepare",
-  "Requires `readAs` scope for the submitting party. Sandnet hashes its own canonical JSON of the prepared transaction (SANDNET_CANONICAL_JSON_V1), reported as HASHING_SCHEME_VERSION_V2."
+  "Requires `readAs` scope for the submitting party. The prepared transaction is Canton's protobuf PreparedTransaction; its hash is Canton's hashing scheme V2."
 )
 export const ExecuteSubmission = op(
   HttpApiEndpoint.post("executeSubmission", "/v2/interactive-submission/execute")
@@ -456,11 +457,7 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
       preparedTransaction: prepared.encoded,
       preparedTransactionHash: prepared.hash.base64,
       hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2" as const,
-      hashingDetails:
-        request.verboseHashing === true
-          ? `${prepared.hash.hashingScheme}: sha256(int32be(48) || 0x01 || canonical JSON of the prepared transaction) = ${prepared.hash.hex}`
-          : null,
-      costEstimation: null
+      ...(request.verboseHashing === true ? { hashingDetails: External.preparedTransactionHashingDetails(prepared.hash) } : {})
     }
   })
 
@@ -471,50 +468,36 @@ const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
     if (request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_V2") {
       return yield* Effect.fail(invalidBody("hashingSchemeVersion", "must be HASHING_SCHEME_VERSION_V2 (what prepare answered)"))
     }
-    const decoded = yield* orFail(LedgerApi.decodePreparedTransaction(request.preparedTransaction, "preparedTransaction"), fromInvalidArgument)
-    const { submission: prepared, hash, commands } = decoded
+    const prepared = yield* orFail(LedgerApi.decodePreparedTransaction(request.preparedTransaction, "preparedTransaction"), fromInvalidArgument)
     for (const party of prepared.actAs) yield* requireExecuteAs(party)
-    const disclosedContracts = yield* orFail(
-      LedgerApi.decodeDisclosedContracts(
-        prepared.disclosedContracts.map((createdEventBlob) => ({ createdEventBlob })),
-        "preparedTransaction.disclosedContracts"
-      ),
-      fromInvalidArgument
-    )
-    yield* node.runtime
+    const replayed = yield* node.runtime
       .run((engine) =>
-        Effect.sync((): Either.Either<unknown, HandlerError> => {
-          const logic = node.participantOf(engine).logic
-          if (prepared.participantId !== LedgerApi.participantIdOf(logic)) {
-            return Either.left(invalidBody("preparedTransaction", `was prepared by participant ${prepared.participantId}, not by this one`))
+        Effect.sync((): Either.Either<LedgerApi.PreparedExecution, HandlerError> => {
+          const verified = LedgerApi.verifyPreparedSignatures(engine.network, prepared.actAs, prepared.hash, request.partySignatures.signatures, "partySignatures.signatures")
+          if (Either.isLeft(verified)) {
+            const error = verified.left
+            return Either.left(error._tag === "NotAnExternalParty" ? invalidBody("preparedTransaction.metadata.submitterInfo.actAs", error.message) : fromExternalError(error))
           }
-          return Either.mapLeft(
-            LedgerApi.verifyPreparedSignatures(engine.network, prepared, hash, request.partySignatures.signatures, "partySignatures.signatures"),
-            (error): HandlerError =>
-              error._tag === "NotAnExternalParty"
-                ? invalidBody("preparedTransaction.actAs", error.message)
-                : fromExternalError(error)
+          // Its roots, replayed here with its seed, time and inputs, must give what was signed.
+          return Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participantOf(engine).logic, prepared, "preparedTransaction"), (error): HandlerError =>
+            error._tag === "InvalidArgument" ? fromInvalidArgument(error) : error._tag === "CommandRejected" ? fromCommandRejected(error) : fromInterpretation(error)
           )
         })
       )
-      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.void)))
+      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
     const submission: Submission = {
       userId: request.userId !== undefined && request.userId !== "" ? request.userId : access.user.id,
       submissionId: request.submissionId === "" ? undefined : request.submissionId,
       actAs: prepared.actAs,
-      readAs: prepared.readAs,
+      readAs: [],
       commandId: prepared.commandId,
       workflowId: undefined,
-      commands,
-      disclosedContracts,
+      commands: replayed.commands,
+      disclosedContracts: prepared.disclosedContracts,
       synchronizerId: prepared.synchronizerId,
-      externalTransactionHash: hash.hex,
+      externalTransactionHash: prepared.hash.hex,
       // Executed as prepared: same seed, same ledger time, and it must yield the signed nodes.
-      prepared: {
-        transactionSeed: prepared.transactionSeed,
-        ledgerTime: parseIso(prepared.ledgerTime) ?? 0,
-        nodes: prepared.transaction.nodes as unknown as Json
-      }
+      prepared: { transactionSeed: prepared.transactionSeed, ledgerTime: prepared.ledgerTime, nodes: replayed.nodes }
     }
     return submission
   })

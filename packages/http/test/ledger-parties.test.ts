@@ -3,6 +3,7 @@
  * it: an Ed25519 key pair made with node:crypto, generate-topology, sign the multiHash, allocate,
  * then prepare / sign / execute transactions whose updates carry the external transaction hash.
  */
+import { PreparedTransaction } from "@canton-network/core-ledger-proto"
 import { CoinRules } from "@sandnet/engine"
 import { generateKeyPairSync, sign, type KeyObject } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -233,7 +234,7 @@ describe("external parties", () => {
       expect(prepared.status, prepared.text).toBe(200)
       const { preparedTransaction, preparedTransactionHash, hashingSchemeVersion, hashingDetails } = prepared.json as Record<string, string>
       expect(hashingSchemeVersion).toBe("HASHING_SCHEME_VERSION_V2")
-      expect(hashingDetails).toContain("SANDNET_CANONICAL_JSON_V1")
+      expect(hashingDetails).toContain("HASHING_SCHEME_VERSION_V2")
       expect(Buffer.from(preparedTransactionHash!, "base64")).toHaveLength(32)
       const executed = await post(node, "/v2/interactive-submission/executeAndWaitForTransaction", token, {
         preparedTransaction,
@@ -293,7 +294,9 @@ describe("external parties", () => {
 
     const prepared = await post(node, "/v2/interactive-submission/prepare", token, { commandId: "ivan-changed", commands: [createCoinlessOffer(ivan)], actAs: [ivan] })
     const { preparedTransaction, preparedTransactionHash } = prepared.json as Record<string, string>
-    const changed = Buffer.from(Buffer.from(preparedTransaction!, "base64").toString("utf8").replace("ivan-changed", "ivan-changes"), "utf8").toString("base64")
+    const message = PreparedTransaction.fromBinary(Buffer.from(preparedTransaction!, "base64"))
+    message.metadata!.submitterInfo!.commandId = "ivan-changes"
+    const changed = Buffer.from(PreparedTransaction.toBinary(message)).toString("base64")
     const tampered = await post(node, "/v2/interactive-submission/executeAndWait", token, {
       preparedTransaction: changed,
       partySignatures: { signatures: [{ party: ivan, signatures: [signBase64(wallet, preparedTransactionHash!, topology.publicKeyFingerprint)] }] },
@@ -312,7 +315,7 @@ describe("external parties", () => {
       hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2"
     })
     expect(localExecute.status).toBe(400)
-    expect(localExecute.text).toContain(`preparedTransaction.actAs: party ${alice} is not an external party of this node`)
+    expect(localExecute.text).toContain(`preparedTransaction.metadata.submitterInfo.actAs: party ${alice} is not an external party of this node`)
 
     const notPrepared = await post(node, "/v2/interactive-submission/execute", token, {
       preparedTransaction: "bm90IHByZXBhcmVk",
@@ -321,7 +324,7 @@ describe("external parties", () => {
       hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2"
     })
     expect(notPrepared.status).toBe(400)
-    expect(notPrepared.text).toContain("preparedTransaction: is not a prepared transaction of this node")
+    expect(notPrepared.text).toMatch(/preparedTransaction: (is not a PreparedTransaction \(protobuf\)|cannot be hashed)/)
     const otherUser = await post(node, "/v2/interactive-submission/prepare", aliceToken, { commandId: "x", commands: [createCoinlessOffer(ivan)], actAs: [ivan] })
     expect(otherUser.status).toBe(403)
   })

@@ -4,9 +4,11 @@
  * and signature checks. Pure library code: no HTTP, no actors. See docs/external-parties.md.
  */
 export * from "./allocate.ts"
+export * from "./daml-value.ts"
 export * from "./encoding.ts"
 export * from "./errors.ts"
 export * from "./hash.ts"
+export * from "./hashing-v2.ts"
 export * from "./keys.ts"
 export * from "./prepared.ts"
 export * from "./proto.ts"

@@ -1,28 +1,21 @@
 /**
  * External transaction signing (prepare / execute of an external party's transaction).
  *
- * Sandnet's hashing scheme for a prepared transaction (SANDNET_CANONICAL_JSON_V1; Canton's own V2
- * scheme hashes the Daml transaction nodes and metadata field by field, which Sandnet does not
- * reproduce):
- *
- *     digest = sha256(int32be(48 = PreparedSubmission) || 0x01 (scheme version) || utf8(canonicalJson(value)))
- *
- * canonicalJson is core's (object keys sorted by UTF-16 code units, no whitespace, undefined object
- * members dropped). As in Canton's interactive submission, the party signs the raw 32-byte digest
+ * The hash a party signs is Canton's hashing scheme V2 over the protobuf `PreparedTransaction`
+ * (hashing-v2.ts). As in Canton's interactive submission, the party signs the raw 32-byte digest
  * (not its multihash form) and a submission is authorized when at least `threshold` distinct
  * registered keys produced a valid signature; signatures by other keys or that fail verification
  * are reported but do not by themselves reject the submission.
  */
-import { canonicalJson, type Json } from "@sandnet/core"
+import type { PreparedTransaction } from "@canton-network/core-ledger-proto"
 import { Either } from "effect"
 import { bytesToBase64, bytesToHex } from "./encoding.ts"
 import { MalformedSignature, PreparedTransactionNotAuthorized, UnsupportedSignatureFormat } from "./errors.ts"
-import { HashPurpose, hashWithPurpose } from "./hash.ts"
 import type { SigningKeysWithThreshold } from "./allocate.ts"
+import { preparedTransactionV2Hash } from "./hashing-v2.ts"
 import { parseSignature, type SignatureJson, verifyEd25519 } from "./signatures.ts"
 
-export const PREPARED_TRANSACTION_HASHING_SCHEME = "SANDNET_CANONICAL_JSON_V1" as const
-export const PREPARED_TRANSACTION_HASHING_SCHEME_VERSION = 1
+export const PREPARED_TRANSACTION_HASHING_SCHEME = "HASHING_SCHEME_VERSION_V2" as const
 
 export interface PreparedTransactionHash {
   /** The 32 bytes the party signs. */
@@ -33,19 +26,20 @@ export interface PreparedTransactionHash {
   readonly hashingScheme: typeof PREPARED_TRANSACTION_HASHING_SCHEME
 }
 
-export const preparedTransactionHash = (value: Json): PreparedTransactionHash => {
-  const hash = hashWithPurpose(
-    HashPurpose.PreparedSubmission,
-    Uint8Array.of(PREPARED_TRANSACTION_HASHING_SCHEME_VERSION),
-    new TextEncoder().encode(canonicalJson(value))
-  )
-  return {
-    digest: hash.digest,
-    hex: bytesToHex(hash.digest),
-    base64: bytesToBase64(hash.digest),
-    hashingScheme: PREPARED_TRANSACTION_HASHING_SCHEME
-  }
-}
+const hashOfDigest = (digest: Uint8Array): PreparedTransactionHash => ({
+  digest,
+  hex: bytesToHex(digest),
+  base64: bytesToBase64(digest),
+  hashingScheme: PREPARED_TRANSACTION_HASHING_SCHEME
+})
+
+/** The hash of a prepared transaction (scheme V2); a Left names why the message cannot be hashed. */
+export const preparedTransactionHash = (prepared: PreparedTransaction): Either.Either<PreparedTransactionHash, string> =>
+  Either.map(preparedTransactionV2Hash(prepared), hashOfDigest)
+
+/** A one-line account of how the hash was computed (the JSON API's `hashingDetails` when verbose). */
+export const preparedTransactionHashingDetails = (hash: PreparedTransactionHash): string =>
+  `${hash.hashingScheme}: sha256(int32be(48) || 0x02 || sha256(int32be(48) || transaction) || sha256(int32be(48) || 0x01 || metadata)) over the PreparedTransaction's fields = ${hash.hex}`
 
 export interface VerifyPreparedTransactionInput {
   readonly partyId: string

@@ -1,129 +1,47 @@
 /**
- * Interactive submission: prepare (interpret without submitting, the prepared transaction and the
- * hash its parties sign), read a prepared transaction back, and verify the parties' signatures
- * before execution.
+ * Interactive submission: prepare (interpret without submitting; the prepared transaction is
+ * Canton's protobuf `PreparedTransaction`, see prepared-transaction.ts, and the hash its parties
+ * sign is Canton's hashing scheme V2 over it), read a prepared transaction back, verify the
+ * parties' signatures, and replay it before execution: its roots, as commands, must interpret
+ * here to exactly the transaction that was signed.
  */
+import { PreparedTransaction as ProtoPreparedTransaction } from "@canton-network/core-ledger-proto"
 import { Either, Schema } from "effect"
 import {
   InvalidArgument,
   canonicalJson,
-  sha256OfParts,
-  toIso,
   type ActiveContract,
   type ContractId,
   type InterpretationError,
   type Json,
-  type JsonObject,
   type Micros,
   type PartyId,
-  type SynchronizerId,
-  type TxNode
+  type SynchronizerId
 } from "@sandnet/core"
-import { CommandRejected } from "../errors.ts"
+import { CommandRejected, ErrorCodes } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { interpret, type Command, type InterpretedTransaction } from "../ledger/interpreter.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
-import { formatIssues } from "./commands.ts"
-import { createdEventBlob } from "./created-event-blob.ts"
-import { externalPartyKeys, participantIdOf } from "./parties.ts"
+import { decodeCreatedEventBlob } from "./created-event-blob.ts"
+import { externalPartyKeys } from "./parties.ts"
+import {
+  commandsOfRoots,
+  isTransactionUuid,
+  preparedTransactionOf,
+  transactionSeedOf,
+  transactionUuidOf,
+  type PreparedMetadata
+} from "./prepared-transaction.ts"
 import type { LedgerNetwork } from "./state.ts"
 
-export const PREPARED_TRANSACTION_FORMAT = "sandnet-prepared-transaction-v1" as const
-
-const CommandSchema = Schema.Union(
-  Schema.TaggedStruct("CreateCommand", { templateId: Schema.String, createArguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
-  Schema.TaggedStruct("ExerciseCommand", {
-    templateId: Schema.String,
-    contractId: Schema.String,
-    choice: Schema.String,
-    choiceArgument: Schema.Unknown
-  }),
-  Schema.TaggedStruct("CreateAndExerciseCommand", {
-    templateId: Schema.String,
-    createArguments: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-    choice: Schema.String,
-    choiceArgument: Schema.Unknown
-  })
-)
-
-/** What a prepared transaction carries (and what its hash covers). */
-export const PreparedSubmission = Schema.Struct({
-  format: Schema.Literal(PREPARED_TRANSACTION_FORMAT),
-  participantId: Schema.String,
-  synchronizerId: Schema.String,
-  commandId: Schema.String,
-  actAs: Schema.Array(Schema.String),
-  readAs: Schema.Array(Schema.String),
-  ledgerTime: Schema.String,
-  commands: Schema.Array(CommandSchema),
-  disclosedContracts: Schema.Array(Schema.String),
-  /** Seeds the transaction's contract ids: execution reuses it, so it creates exactly these contracts. */
-  transactionSeed: Schema.String,
-  /** The transaction as interpreted at preparation (nodes in the ledger model's shape). */
-  transaction: Schema.Struct({ rootNodeIds: Schema.Array(Schema.Number), nodes: Schema.Array(Schema.Unknown) })
-})
-export type PreparedSubmission = typeof PreparedSubmission.Type
-
 export interface PreparedTransaction {
-  readonly submission: PreparedSubmission
-  /** Standard base64 of the canonical JSON (the JSON API's `preparedTransaction`). */
+  /** Canton's protobuf message. */
+  readonly message: ProtoPreparedTransaction
+  /** Standard base64 of its binary encoding (the JSON API's `preparedTransaction`). */
   readonly encoded: string
   readonly hash: External.PreparedTransactionHash
   readonly transaction: InterpretedTransaction
 }
-
-const commandJson = (command: Command): Json => {
-  switch (command._tag) {
-    case "CreateCommand":
-      return { _tag: command._tag, templateId: command.templateId, createArguments: command.createArguments }
-    case "ExerciseCommand":
-      return { _tag: command._tag, templateId: command.templateId, contractId: command.contractId, choice: command.choice, choiceArgument: command.choiceArgument }
-    case "CreateAndExerciseCommand":
-      return {
-        _tag: command._tag,
-        templateId: command.templateId,
-        createArguments: command.createArguments,
-        choice: command.choice,
-        choiceArgument: command.choiceArgument
-      }
-  }
-}
-
-const parties = (list: ReadonlyArray<PartyId>): Json => [...list]
-
-const nodeJson = (node: TxNode): Json =>
-  node.kind === "created"
-    ? {
-        kind: node.kind,
-        nodeId: node.nodeId,
-        contractId: node.contractId,
-        templateId: node.templateId,
-        packageName: node.packageName,
-        createArguments: node.createArguments,
-        signatories: parties(node.signatories),
-        observers: parties(node.observers),
-        createdAt: node.createdAt,
-        witnesses: parties(node.witnesses),
-        interfaceViews: node.interfaceViews
-      }
-    : {
-        kind: node.kind,
-        nodeId: node.nodeId,
-        contractId: node.contractId,
-        templateId: node.templateId,
-        packageName: node.packageName,
-        ...(node.interfaceId !== undefined ? { interfaceId: node.interfaceId } : {}),
-        choice: node.choice,
-        choiceArgument: node.choiceArgument,
-        actingParties: parties(node.actingParties),
-        consuming: node.consuming,
-        childNodeIds: [...node.childNodeIds],
-        lastDescendantNodeId: node.lastDescendantNodeId,
-        exerciseResult: node.exerciseResult,
-        stakeholders: parties(node.stakeholders),
-        witnesses: parties(node.witnesses),
-        implementedInterfaces: [...node.implementedInterfaces]
-      }
 
 export interface PrepareInput {
   readonly commandId: string
@@ -133,6 +51,38 @@ export interface PrepareInput {
   readonly disclosedContracts: ReadonlyArray<ActiveContract>
   readonly synchronizerId?: SynchronizerId | undefined
 }
+
+/** What a prepared transaction's interpretation may use: what the readers see here, then the disclosed contracts. */
+const lookupOf = (logic: ParticipantLogic, readers: ReadonlySet<PartyId>, disclosedContracts: ReadonlyArray<ActiveContract>) => {
+  const disclosed = new Map(disclosedContracts.map((c) => [c.created.contractId, c] as const))
+  return (contractId: ContractId): ActiveContract | undefined => {
+    const own = logic.visibleContract(contractId, readers)
+    if (own !== undefined) return own
+    const shared = disclosed.get(contractId)
+    return shared !== undefined && logic.acs.inFlightOf(contractId) === undefined ? shared : undefined
+  }
+}
+
+const synchronizerOf = (logic: ParticipantLogic, requested: SynchronizerId | undefined, transaction: InterpretedTransaction): Either.Either<string, CommandRejected> => {
+  let synchronizerId = requested
+  for (const [contractId, used] of transaction.inputs) {
+    const at = logic.acs.get(contractId)?.synchronizerId ?? used.contract.synchronizerId
+    if (at === "") continue
+    if (synchronizerId === undefined) synchronizerId = at
+    else if (synchronizerId !== at) {
+      return Either.left(
+        new CommandRejected({ code: "NO_SYNCHRONIZER_FOR_SUBMISSION", message: `inputs are on different synchronizers (${synchronizerId}, ${at})` })
+      )
+    }
+  }
+  return Either.right(synchronizerId ?? logic.config.defaultSynchronizer)
+}
+
+const encodeMessage = (message: ProtoPreparedTransaction): string => Buffer.from(ProtoPreparedTransaction.toBinary(message)).toString("base64")
+
+const hashOf = (message: ProtoPreparedTransaction): External.PreparedTransactionHash =>
+  // Sandnet's own messages always hash: a Left here is a bug in the builder.
+  Either.getOrThrowWith(External.preparedTransactionHash(message), (reason) => new Error(`prepared transaction does not hash: ${reason}`))
 
 /**
  * Interprets commands without submitting them (interactive submission's prepare): the same
@@ -150,104 +100,131 @@ export const prepareSubmission = (
       return Either.left(new CommandRejected({ code: "PARTY_NOT_KNOWN_ON_LEDGER", message: `party ${party} is not hosted on participant ${logic.uid}` }))
     }
   }
-  const readers = new Set<PartyId>([...input.actAs, ...input.readAs])
-  const disclosed = new Map(input.disclosedContracts.map((c) => [c.created.contractId, c] as const))
-  const lookup = (contractId: ContractId): ActiveContract | undefined => {
-    const own = logic.visibleContract(contractId, readers)
-    if (own !== undefined) return own
-    const shared = disclosed.get(contractId)
-    return shared !== undefined && logic.acs.inFlightOf(contractId) === undefined ? shared : undefined
-  }
-  const seed = sha256OfParts("prepared-transaction-seed", logic.uid, input.commandId, String(now), canonicalJson(input.commands.map(commandJson)))
-  const interpreted = interpret({ registry: logic.registry, transactionSeed: seed, ledgerTime: now, actAs: input.actAs, lookup, commands: input.commands })
+  const transactionUuid = transactionUuidOf(logic.uid, input.commandId, String(now), canonicalJson(input.commands as unknown as Json))
+  const interpreted = interpret({
+    registry: logic.registry,
+    transactionSeed: transactionSeedOf(transactionUuid),
+    ledgerTime: now,
+    actAs: input.actAs,
+    lookup: lookupOf(logic, new Set([...input.actAs, ...input.readAs]), input.disclosedContracts),
+    commands: input.commands
+  })
   if (Either.isLeft(interpreted)) return Either.left(interpreted.left)
   const transaction = interpreted.right
-  let synchronizerId = input.synchronizerId
-  for (const [contractId, used] of transaction.inputs) {
-    const at = logic.acs.get(contractId)?.synchronizerId ?? used.contract.synchronizerId
-    if (at === "") continue
-    if (synchronizerId === undefined) synchronizerId = at
-    else if (synchronizerId !== at) {
-      return Either.left(
-        new CommandRejected({ code: "NO_SYNCHRONIZER_FOR_SUBMISSION", message: `inputs are on different synchronizers (${synchronizerId}, ${at})` })
+  const synchronizerId = synchronizerOf(logic, input.synchronizerId, transaction)
+  if (Either.isLeft(synchronizerId)) return Either.left(synchronizerId.left)
+  const metadata: PreparedMetadata = { actAs: input.actAs, commandId: input.commandId, synchronizerId: synchronizerId.right, transactionUuid, preparationTime: now }
+  const message = preparedTransactionOf(logic.registry, transaction, metadata)
+  return Either.right({ message, encoded: encodeMessage(message), hash: hashOf(message), transaction })
+}
+
+/** A prepared transaction read back: its message, its hash and what executing it needs. */
+export interface DecodedPreparedTransaction {
+  readonly message: ProtoPreparedTransaction
+  readonly hash: External.PreparedTransactionHash
+  readonly actAs: ReadonlyArray<PartyId>
+  readonly commandId: string
+  readonly synchronizerId: string
+  readonly transactionUuid: string
+  readonly transactionSeed: string
+  /** The preparation time: the ledger time the transaction executes at. */
+  readonly ledgerTime: Micros
+  /** The input contracts none of the submitters is a stakeholder of, from their created-event blobs (disclosed contracts). */
+  readonly disclosedContracts: ReadonlyArray<ActiveContract>
+}
+
+const parseMessage = (bytes: Uint8Array): Either.Either<ProtoPreparedTransaction, string> => {
+  try {
+    return Either.right(ProtoPreparedTransaction.fromBinary(bytes))
+  } catch (thrown) {
+    return Either.left(thrown instanceof Error ? thrown.message : String(thrown))
+  }
+}
+
+/** Reads a prepared transaction back (execute): the protobuf message, the hash its content gives, its metadata. */
+export const decodePreparedTransaction = (encoded: string, field: string): Either.Either<DecodedPreparedTransaction, InvalidArgument> =>
+  Either.gen(function* () {
+    const invalid = (message: string) => Either.left(new InvalidArgument({ field, message }))
+    const bytes = External.base64ToBytes(encoded)
+    if (bytes === undefined || bytes.length === 0) return yield* invalid("is not base64 of a prepared transaction")
+    const message = parseMessage(bytes)
+    if (Either.isLeft(message)) return yield* invalid(`is not a PreparedTransaction (protobuf): ${message.left}`)
+    const hash = External.preparedTransactionHash(message.right)
+    if (Either.isLeft(hash)) return yield* invalid(`cannot be hashed (hashing scheme V2): ${hash.left}`)
+    const metadata = message.right.metadata!
+    const submitter = metadata.submitterInfo!
+    if (submitter.actAs.length === 0) return yield* invalid("metadata.submitterInfo.actAs is empty")
+    if (!isTransactionUuid(metadata.transactionUuid)) return yield* invalid(`metadata.transactionUuid ${JSON.stringify(metadata.transactionUuid)} is not one this network prepared`)
+    if (metadata.preparationTime < 0n || metadata.preparationTime > BigInt(Number.MAX_SAFE_INTEGER)) return yield* invalid("metadata.preparationTime is out of range")
+    const disclosedContracts: Array<ActiveContract> = []
+    for (const [i, input] of metadata.inputContracts.entries()) {
+      const contract = decodeCreatedEventBlob(Buffer.from(input.eventBlob).toString("base64"))
+      if (contract === undefined) return yield* invalid(`metadata.inputContracts[${i}].eventBlob is not a created event blob of this network`)
+      // The submitters' own contracts come from this participant's ACS (an archived one is then
+      // not found); only the others are disclosed, as in Canton.
+      const stakeholders = [...contract.created.signatories, ...contract.created.observers]
+      if (!submitter.actAs.some((party) => stakeholders.includes(party))) disclosedContracts.push(contract)
+    }
+    return {
+      message: message.right,
+      hash: hash.right,
+      actAs: submitter.actAs,
+      commandId: submitter.commandId,
+      synchronizerId: metadata.synchronizerId,
+      transactionUuid: metadata.transactionUuid,
+      transactionSeed: transactionSeedOf(metadata.transactionUuid),
+      ledgerTime: Number(metadata.preparationTime),
+      disclosedContracts
+    }
+  })
+
+/** What executing a replayed prepared transaction submits. */
+export interface PreparedExecution {
+  readonly commands: ReadonlyArray<Command>
+  /** The nodes the execution must yield (the participant checks them again when it submits). */
+  readonly nodes: Json
+  readonly transaction: InterpretedTransaction
+}
+
+/**
+ * Replays a prepared transaction on this participant: its roots as commands, interpreted with its
+ * seed, ledger time and input contracts, must give back exactly the transaction that was signed
+ * (the same V2 hash). A changed input (consumed, or different since preparation) or a message this
+ * network did not prepare is refused as stale.
+ */
+export const replayPreparedTransaction = (
+  logic: ParticipantLogic,
+  decoded: DecodedPreparedTransaction,
+  field: string
+): Either.Either<PreparedExecution, InvalidArgument | InterpretationError | CommandRejected> =>
+  Either.gen(function* () {
+    const commands = yield* Either.mapLeft(commandsOfRoots(logic.registry, decoded.message.transaction!), (message) => new InvalidArgument({ field, message }))
+    const transaction = yield* interpret({
+      registry: logic.registry,
+      transactionSeed: decoded.transactionSeed,
+      ledgerTime: decoded.ledgerTime,
+      actAs: decoded.actAs,
+      lookup: lookupOf(logic, new Set(decoded.actAs), decoded.disclosedContracts),
+      commands
+    })
+    const metadata: PreparedMetadata = {
+      actAs: decoded.actAs,
+      commandId: decoded.commandId,
+      synchronizerId: decoded.synchronizerId,
+      transactionUuid: decoded.transactionUuid,
+      preparationTime: decoded.ledgerTime
+    }
+    const replayed = hashOf(preparedTransactionOf(logic.registry, transaction, metadata))
+    if (replayed.hex !== decoded.hash.hex) {
+      return yield* Either.left(
+        new CommandRejected({
+          code: ErrorCodes.preparedTransactionStale,
+          message: `the prepared transaction (hash ${decoded.hash.hex}) does not interpret here to what was signed (hash ${replayed.hex}): its inputs changed since preparation, or it was not prepared by this network; prepare it again`
+        })
       )
     }
-  }
-  const submission: PreparedSubmission = {
-    format: PREPARED_TRANSACTION_FORMAT,
-    participantId: participantIdOf(logic),
-    synchronizerId: synchronizerId ?? logic.config.defaultSynchronizer,
-    commandId: input.commandId,
-    actAs: [...input.actAs],
-    readAs: [...input.readAs],
-    ledgerTime: toIso(now),
-    commands: input.commands.map((c) => commandJson(c) as PreparedSubmission["commands"][number]),
-    disclosedContracts: input.disclosedContracts.map(createdEventBlob),
-    transactionSeed: seed,
-    transaction: { rootNodeIds: [...transaction.rootNodeIds], nodes: transaction.nodes.map(nodeJson) }
-  }
-  const value = submissionJson(submission)
-  return Either.right({
-    submission,
-    encoded: Buffer.from(canonicalJson(value), "utf8").toString("base64"),
-    hash: External.preparedTransactionHash(value),
-    transaction
+    return { commands, nodes: transaction.nodes as unknown as Json, transaction }
   })
-}
-
-const submissionJson = (s: PreparedSubmission): Json => ({
-  format: s.format,
-  participantId: s.participantId,
-  synchronizerId: s.synchronizerId,
-  commandId: s.commandId,
-  actAs: [...s.actAs],
-  readAs: [...s.readAs],
-  ledgerTime: s.ledgerTime,
-  commands: s.commands as unknown as Json,
-  disclosedContracts: [...s.disclosedContracts],
-  transactionSeed: s.transactionSeed,
-  transaction: s.transaction as unknown as Json
-})
-
-const decodePrepared = Schema.decodeUnknownEither(PreparedSubmission)
-
-/** Reads a prepared transaction back (execute): its submission and the hash its content gives. */
-export const decodePreparedTransaction = (
-  encoded: string,
-  field: string
-): Either.Either<{ readonly submission: PreparedSubmission; readonly hash: External.PreparedTransactionHash; readonly commands: ReadonlyArray<Command> }, InvalidArgument> => {
-  const bytes = External.base64ToBytes(encoded)
-  const invalid = (message: string) => Either.left(new InvalidArgument({ field, message }))
-  if (bytes === undefined || bytes.length === 0) return invalid("is not base64 of a prepared transaction")
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes))
-  } catch {
-    return invalid("is not a prepared transaction of this node (not JSON)")
-  }
-  const decoded = decodePrepared(parsed)
-  if (Either.isLeft(decoded)) return invalid(`is not a prepared transaction of this node: ${formatIssues(decoded.left)}`)
-  const submission = decoded.right
-  // The hash covers the canonical form of what was decoded: a changed byte changes the hash.
-  const hash = External.preparedTransactionHash(parsed as Json)
-  const commands = submission.commands.map((c): Command => {
-    switch (c._tag) {
-      case "CreateCommand":
-        return { _tag: c._tag, templateId: c.templateId, createArguments: c.createArguments as JsonObject }
-      case "ExerciseCommand":
-        return { _tag: c._tag, templateId: c.templateId, contractId: c.contractId, choice: c.choice, choiceArgument: c.choiceArgument as Json }
-      case "CreateAndExerciseCommand":
-        return {
-          _tag: c._tag,
-          templateId: c.templateId,
-          createArguments: c.createArguments as JsonObject,
-          choice: c.choice,
-          choiceArgument: c.choiceArgument as Json
-        }
-    }
-  })
-  return Either.right({ submission, hash, commands })
-}
 
 /** Why a prepared transaction cannot be executed here. */
 export class NotAnExternalParty extends Schema.TaggedError<NotAnExternalParty>()("NotAnExternalParty", {
@@ -264,7 +241,7 @@ export class NotAnExternalParty extends Schema.TaggedError<NotAnExternalParty>()
  */
 export const verifyPreparedSignatures = (
   network: LedgerNetwork,
-  submission: PreparedSubmission,
+  actAs: ReadonlyArray<PartyId>,
   hash: External.PreparedTransactionHash,
   signatures: ReadonlyArray<{ readonly party: string; readonly signatures: ReadonlyArray<External.SignatureJson> }>,
   field: string
@@ -274,7 +251,7 @@ export const verifyPreparedSignatures = (
 > =>
   Either.gen(function* () {
     const out: Array<External.PreparedTransactionAuthorization> = []
-    for (const party of submission.actAs) {
+    for (const party of actAs) {
       const keys = externalPartyKeys(network, party)
       if (keys === undefined) return yield* Either.left(new NotAnExternalParty({ party }))
       const index = signatures.findIndex((s) => s.party === party)

@@ -35,6 +35,7 @@ import {
   toIso,
   type ActiveContract,
   type Amount,
+  type InterpretationError,
   type Json,
   type Micros,
   type PartyId
@@ -49,7 +50,7 @@ import {
   type CoinPayload,
   type LockedCoinPayload
 } from "../coin/index.ts"
-import { ErrorCodes } from "../errors.ts"
+import { ErrorCodes, type CommandRejected } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { Commands } from "../ledger/interpreter.ts"
 import * as LedgerApi from "../queries/index.ts"
@@ -204,8 +205,7 @@ export const createExternalPartySetupProposal = (
     } satisfies Outcome<CreateExternalPartySetupProposalResponse>
   })
 
-const hashingDetails = (hash: External.PreparedTransactionHash): string =>
-  `${hash.hashingScheme}: sha256(int32be(48) || 0x01 || canonical JSON of the prepared transaction) = ${hash.hex}`
+const hashingDetails = External.preparedTransactionHashingDetails
 
 const prepared = (
   node: WalletNode,
@@ -321,8 +321,19 @@ const expectedChoice: Record<ExternalSubmissionKind, string> = {
   transferSend: TransferPreapproval_Send.name
 }
 
+/** An input consumed since preparation: the transaction can no longer execute as signed. */
+const staleOrFailed = (commandId: string, error: InterpretationError | CommandRejected): WalletError =>
+  error._tag === "ContractNotFound" || error._tag === "ContractNotActive"
+    ? new WalletCommandFailed({
+        commandId,
+        code: ErrorCodes.preparedTransactionStale,
+        reason: `an input of the prepared transaction is no longer active (${error.message}); prepare it again`
+      })
+    : commandFailed(commandId, error)
+
 /**
- * Submits an externally signed prepared transaction: it must be one this node prepared, of the
+ * Submits an externally signed prepared transaction: it must be one this network prepared (it
+ * replays here to what was signed), of the
  * expected kind, for the party alone, signed over its hash by one of the party's registered keys;
  * it then executes exactly as prepared, with the hash as its external transaction hash.
  */
@@ -336,11 +347,10 @@ const submitExternal = <A>(
   Effect.gen(function* () {
     const party = yield* externalPartyOf(node, submission.party_id)
     const key = yield* External.parseHexEd25519PublicKey(submission.public_key, "submission.public_key")
-    const decoded = yield* LedgerApi.decodePreparedTransaction(submission.transaction, "submission.transaction")
-    const { submission: prep, hash, commands } = decoded
+    const prep = yield* LedgerApi.decodePreparedTransaction(submission.transaction, "submission.transaction")
     const invalid = (message: string) => new InvalidArgument({ field: "submission.transaction", message })
-    if (prep.participantId !== LedgerApi.participantIdOf(node.participant.logic)) return yield* invalid(`was prepared by participant ${prep.participantId}, not by this validator`)
     if (prep.actAs.length !== 1 || prep.actAs[0] !== party) return yield* invalid(`must act as ${party} alone`)
+    const commands = yield* Either.mapLeft(LedgerApi.commandsOfRoots(node.participant.logic.registry, prep.message.transaction!), invalid)
     const command = commands[0]
     if (commands.length !== 1 || command?._tag !== "ExerciseCommand" || command.choice !== expectedChoice[kind]) {
       return yield* invalid(`is not a prepared ${expectedChoice[kind]}`)
@@ -350,39 +360,27 @@ const submitExternal = <A>(
       return yield* new InvalidExternalSignature({ party, reason: `key ${key.fingerprint} is not a signing key of ${party}` })
     }
     const signature = yield* External.walletSignature(key, submission.signed_tx_hash, "submission.signed_tx_hash")
-    const verified = LedgerApi.verifyPreparedSignatures(node.network, prep, hash, [{ party, signatures: [signature] }], "submission.signed_tx_hash")
+    const verified = LedgerApi.verifyPreparedSignatures(node.network, prep.actAs, prep.hash, [{ party, signatures: [signature] }], "submission.signed_tx_hash")
     if (Either.isLeft(verified)) return yield* new InvalidExternalSignature({ party, reason: verified.left.message })
     if (kind === "transferSend") {
       const expiresAt = Number(SEND_COMMAND.exec(prep.commandId)?.[2] ?? Number.NaN)
       if (!(now < expiresAt)) return yield* invalid(`expired at ${Number.isFinite(expiresAt) ? toIso(expiresAt) : "an unknown time"}; prepare it again`)
     }
-    const disclosedContracts = yield* LedgerApi.decodeDisclosedContracts(
-      prep.disclosedContracts.map((createdEventBlob) => ({ createdEventBlob })),
-      "submission.transaction"
+    const replayed = yield* Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participant.logic, prep, "submission.transaction"), (error) =>
+      error._tag === "InvalidArgument" ? error : staleOrFailed(prep.commandId, error)
     )
     yield* node.participant
       .submit({
         actAs: prep.actAs,
-        readAs: prep.readAs,
+        readAs: [],
         commandId: prep.commandId,
-        commands,
-        disclosedContracts,
+        commands: replayed.commands,
+        disclosedContracts: prep.disclosedContracts,
         synchronizerId: prep.synchronizerId,
-        externalTransactionHash: hash.hex,
-        prepared: { transactionSeed: prep.transactionSeed, ledgerTime: parseIso(prep.ledgerTime) ?? 0, nodes: prep.transaction.nodes as unknown as Json }
+        externalTransactionHash: prep.hash.hex,
+        prepared: { transactionSeed: prep.transactionSeed, ledgerTime: prep.ledgerTime, nodes: replayed.nodes }
       })
-      .pipe(
-        Effect.mapError((error) =>
-          // An input consumed since preparation: the transaction can no longer execute as signed.
-          error._tag === "ContractNotFound" || error._tag === "ContractNotActive"
-            ? new WalletCommandFailed({
-                commandId: prep.commandId,
-                code: ErrorCodes.preparedTransactionStale,
-                reason: `an input of the prepared transaction is no longer active (${error.message}); prepare it again`
-              })
-            : commandFailed(prep.commandId, error)
-        )
-      )
+      .pipe(Effect.mapError((error) => staleOrFailed(prep.commandId, error)))
     return {
       _tag: "Submitted",
       pending: { commandId: prep.commandId, actAs: prep.actAs, finish: (c: Completion) => expectSuccess(c, reply) }

@@ -4,7 +4,7 @@
  */
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { fingerprintOfEd25519, generateExternalPartyTopology, preparedTransactionHash } from "../../src/external/index.ts"
+import { fingerprintOfEd25519, generateExternalPartyTopology } from "../../src/external/index.ts"
 
 const RFC8032_KEY = Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex")
 const FINGERPRINT = "1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889"
@@ -47,9 +47,5 @@ describe("known answers", () => {
     expect(Buffer.from(topology.multiHash, "base64").toString("hex")).toBe(
       "1220a19d4aa3676f8075e881e444e3773f3c52d965103fd0e8739de896ecf7a94a29"
     )
-  })
-
-  it("prepared transaction hash = sha256(int32be(48) || 0x01 || canonical JSON)", () => {
-    expect(preparedTransactionHash({ a: 1 }).hex).toBe("453fda9750f93cbe6746474c30933dbc2ddab2b3736aa02cea043b9ef4cb8c55")
   })
 })

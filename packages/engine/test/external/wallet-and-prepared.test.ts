@@ -1,3 +1,4 @@
+import type { PreparedTransaction } from "@canton-network/core-ledger-proto"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import {
@@ -134,19 +135,60 @@ describe("self-signed hosting (one PartyToParticipant carrying the party keys)",
 describe("prepared transaction signing", () => {
   const key = Either.getOrThrow(ed25519PublicKeyFromRaw(alice.raw))
   const keys = { threshold: 1, keys: [key] }
-  const prepared = { commands: [{ exercise: { choice: "Transfer", amount: "10.0000000000" } }], actAs: ["alice::1220"] }
+  // A minimal PreparedTransaction: one create root, as Canton's bindings type it.
+  const message = (actAs: ReadonlyArray<string>, amount = "10.0000000000"): PreparedTransaction => ({
+    transaction: {
+      version: "2.1",
+      roots: ["0"],
+      nodes: [
+        {
+          nodeId: "0",
+          versionedNode: {
+            oneofKind: "v1",
+            v1: {
+              nodeType: {
+                oneofKind: "create",
+                create: {
+                  lfVersion: "2.1",
+                  contractId: "00" + "ab".repeat(32),
+                  packageName: "pkg",
+                  templateId: { packageId: "cd".repeat(32), moduleName: "M.N", entityName: "T" },
+                  argument: { sum: { oneofKind: "record", record: { fields: [{ label: "amount", value: { sum: { oneofKind: "numeric", numeric: amount } } }] } } },
+                  signatories: [...actAs],
+                  stakeholders: [...actAs]
+                }
+              }
+            }
+          }
+        }
+      ],
+      nodeSeeds: [{ nodeId: 0, seed: new Uint8Array(32).fill(7) }]
+    },
+    metadata: {
+      submitterInfo: { actAs: [...actAs], commandId: "c" },
+      synchronizerId: "sync::1220",
+      mediatorGroup: 0,
+      transactionUuid: "u",
+      preparationTime: 1n,
+      inputContracts: [],
+      globalKeyMapping: []
+    }
+  })
+  const hashOf = (m: PreparedTransaction) => Either.getOrThrow(preparedTransactionHash(m))
+  const prepared = message(["alice::1220"])
 
-  it("hashes canonical JSON under the PreparedSubmission purpose, independent of key order", () => {
-    const hash = preparedTransactionHash(prepared)
+  it("hashes the message's fields (scheme V2): any field changes the hash", () => {
+    const hash = hashOf(prepared)
     expect(hash.digest).toHaveLength(32)
     expect(hash.hex).toMatch(/^[0-9a-f]{64}$/)
-    expect(preparedTransactionHash({ actAs: prepared.actAs, commands: prepared.commands }).hex).toBe(hash.hex)
-    expect(preparedTransactionHash({ ...prepared, actAs: [] }).hex).not.toBe(hash.hex)
+    expect(hashOf(message(["alice::1220"])).hex).toBe(hash.hex)
+    expect(hashOf(message([])).hex).not.toBe(hash.hex)
+    expect(hashOf(message(["alice::1220"], "10.0000000001")).hex).not.toBe(hash.hex)
     expect(Buffer.from(hash.base64, "base64")).toEqual(Buffer.from(hash.digest))
   })
 
   it("accepts a signature over the 32-byte hash by a registered key", () => {
-    const hash = preparedTransactionHash(prepared)
+    const hash = hashOf(prepared)
     const result = verifyPreparedTransactionSignatures({
       partyId: "alice",
       hash,
@@ -157,8 +199,8 @@ describe("prepared transaction signing", () => {
   })
 
   it("rejects signatures by other keys, over other content, or too few", () => {
-    const hash = preparedTransactionHash(prepared)
-    const other = preparedTransactionHash({ ...prepared, actAs: [] })
+    const hash = hashOf(prepared)
+    const other = hashOf(message([]))
     const bobFingerprint = Either.getOrThrow(ed25519PublicKeyFromRaw(bob.raw)).fingerprint
     const result = verifyPreparedTransactionSignatures({
       partyId: "alice",
