@@ -196,7 +196,7 @@ describe("external party topology transactions, as the Wallet SDK reads them", (
               observingParticipantUids: observe ? [uid("observer", "d")] : []
             })
           )
-          expect(await sdk.utils.hash.topologyTransaction(generated.topologyTransactions)).toBe(generated.multiHash)
+          expect(await sdk.utils.hash.topologyTransaction([...generated.topologyTransactions])).toBe(generated.multiHash)
           expect(generated.partyId).toBe(`${partyHint}::${await sdk.keys.fingerprint(keys.publicKey)}`)
           for (const serialized of generated.topologyTransactions) {
             // Canton's versioned wrapper (version 30) around the v30 TopologyTransaction.
