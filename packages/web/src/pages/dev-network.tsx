@@ -12,28 +12,30 @@ export const HealthCard = (props: { readonly version: number }) => {
   return (
     <Card title="Health">
       <ErrorNote error={health.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Offset</th>
-            <th scope="col">Pending confirmations</th>
-            <th scope="col">Committed / rejected</th>
-          </tr>
-        </thead>
-        <tbody>
-          {h?.nodes.map((n) => (
-            <tr key={n.name}>
-              <td>{n.name}</td>
-              <td class="num">{n.ledger_end}</td>
-              <td class="num">{n.pending_confirmations}</td>
-              <td class="num">
-                {n.committed} / {n.rejected}
-              </td>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">Offset</th>
+              <th scope="col">Pending confirmations</th>
+              <th scope="col">Committed / rejected</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {h?.nodes.map((n) => (
+              <tr key={n.name}>
+                <td>{n.name}</td>
+                <td class="num">{n.ledger_end}</td>
+                <td class="num">{n.pending_confirmations}</td>
+                <td class="num">
+                  {n.committed} / {n.rejected}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {h?.synchronizers.map((s) => (
         <p key={s.name}>
           {s.name}: {s.pending_confirmation_requests} requests awaiting a verdict, last sequenced <Time iso={s.last_sequenced} />

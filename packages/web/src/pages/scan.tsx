@@ -4,24 +4,40 @@
  * `/scan/party/<party>` show one update or one party.
  */
 import { useState } from "preact/hooks"
-import { scan, type EventItem } from "../api.ts"
+import { sandnet, scan, type EventItem } from "../api.ts"
 import { entityOf, field } from "../format.ts"
 import { useLive, useLoad } from "../live.ts"
 import { Card, Empty, ErrorNote, Id, navigate, Time } from "../ui.tsx"
 import { updateIdOf, useEvents } from "./scan-feed.ts"
 import { RoundsCard, SupplyCard } from "./scan-rounds.tsx"
-import { PartyPage, summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
+import { PartyPage } from "./scan-party.tsx"
+import { summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
 
-/** Where a search leads: an update, the update that created a contract, or a party. */
-const searchTarget = (text: string, events: ReadonlyArray<EventItem>): string | undefined => {
+/** The update that created a contract, or else the latest that exercised it. */
+const updateOfContract = (contractId: string, events: ReadonlyArray<EventItem>): string | undefined => {
+  const touches = (e: EventItem, created: boolean) =>
+    Object.values(e.update?.events_by_id ?? {}).some((ev) => ev.contract_id === contractId && (ev.event_type === "created_event") === created)
+  const found = events.find((e) => touches(e, true)) ?? [...events].reverse().find((e) => touches(e, false))
+  return found === undefined ? undefined : updateIdOf(found)
+}
+
+/**
+ * Where a search leads: an update (by its id), the update that created a contract, or a party (by
+ * its id, or by its name when one known party has it).
+ */
+const searchTarget = async (text: string, events: ReadonlyArray<EventItem>): Promise<string | undefined> => {
   const q = text.trim()
   if (/^1220[0-9a-f]{64}$/.test(q)) return `/scan/update/${q}`
   if (q.includes("::")) return `/scan/party/${encodeURIComponent(q)}`
   if (/^00[0-9a-f]{64}/.test(q)) {
-    const found = events.find((e) => Object.values(e.update?.events_by_id ?? {}).some((ev) => ev.contract_id === q && ev.event_type === "created_event"))
-    return found === undefined ? undefined : `/scan/update/${updateIdOf(found)}`
+    const updateId = updateOfContract(q, events)
+    return updateId === undefined ? undefined : `/scan/update/${updateId}`
   }
-  return undefined
+  if (q === "") return undefined
+  const overview = await sandnet.overview()
+  const parties = [...new Set([...overview.nodes.flatMap((n) => n.parties), ...overview.users.map((u) => u.primary_party)])]
+  const named = parties.filter((p) => p.split("::")[0]?.toLowerCase() === q.toLowerCase())
+  return named.length === 1 ? `/scan/party/${encodeURIComponent(named[0]!)}` : undefined
 }
 
 const Search = (props: { readonly events: ReadonlyArray<EventItem> }) => {
@@ -33,15 +49,19 @@ const Search = (props: { readonly events: ReadonlyArray<EventItem> }) => {
       role="search"
       onSubmit={(e) => {
         e.preventDefault()
-        const target = searchTarget(text, props.events)
-        setError(target === undefined ? "Nothing found: enter an update id (1220…), a contract id (00…) or a party (name::1220…)" : undefined)
-        if (target !== undefined) navigate(target)
+        void searchTarget(text, props.events).then(
+          (target) => {
+            setError(target === undefined ? "Nothing found: enter an update id (1220…), a contract id (00…), a party (name::1220…) or a party's name" : undefined)
+            if (target !== undefined) navigate(target)
+          },
+          (err: unknown) => setError(err instanceof Error ? err.message : String(err))
+        )
       }}
     >
       <label for="scan-search" class="sr-only">
         Search by update id, contract id or party
       </label>
-      <input id="scan-search" name="q" placeholder="Update id, contract id or party" value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />
+      <input id="scan-search" name="q" placeholder="Update id, contract id, party or name" value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />
       <button type="submit" class="btn primary">
         Search
       </button>
