@@ -320,5 +320,10 @@ export const ledger = (token: string) => ({
   users: () => call<{ users: ReadonlyArray<LedgerUser> }>("/v2/users", { token }).then((r) => r.users),
   rights: (userId: string) => call<{ rights: ReadonlyArray<Right> }>(`/v2/users/${encodeURIComponent(userId)}/rights`, { token }).then((r) => r.rights),
   onboard: (name: string) => call<{ party_id: string }>(`${W}/admin/users`, { token, body: { name } }),
-  idps: () => call<{ identityProviderConfigs: ReadonlyArray<IdentityProvider> }>("/v2/idps", { token }).then((r) => r.identityProviderConfigs)
+  /** Grants or revokes one right: `{kind: {CanActAs: {value: {party}}}}`, `{kind: {ParticipantAdmin: {}}}`, ... */
+  changeRight: (userId: string, change: "grant" | "revoke", right: Right) =>
+    call<unknown>(`/v2/users/${encodeURIComponent(userId)}/rights`, { token, method: change === "grant" ? "POST" : "PATCH", body: { userId, rights: [right] } }),
+  idps: () => call<{ identityProviderConfigs: ReadonlyArray<IdentityProvider> }>("/v2/idps", { token }).then((r) => r.identityProviderConfigs),
+  addIdp: (config: { identityProviderId: string; issuer: string; jwksUrl: string; audience: string }) =>
+    call<unknown>("/v2/idps", { token, body: { identityProviderConfig: { ...config, isDeactivated: false } } })
 })

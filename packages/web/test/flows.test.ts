@@ -113,6 +113,28 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await screenshot(scan, "scan-party-bob")
   }, 180_000)
 
+  it("/dev grants and revokes a user's right and adds an identity provider", async () => {
+    const dev = await h.open("/dev")
+    const users = card(dev, "Users and rights")
+    await users.getByTestId("rights-bob").waitFor()
+    await users.getByRole("combobox", { name: "User" }).selectOption("bob")
+    await users.getByRole("combobox", { name: "Right" }).selectOption("CanReadAs")
+    await users.getByRole("textbox", { name: "Party" }).fill(aliceParty)
+    await users.getByRole("button", { name: "Grant", exact: true }).click()
+    await expect.poll(() => users.getByTestId("rights-bob").textContent(), { timeout: 20_000 }).toContain("CanReadAs alice")
+    await screenshot(dev, "dev-right-granted")
+    await users.getByRole("button", { name: "Revoke", exact: true }).click()
+    await expect.poll(() => users.getByTestId("rights-bob").textContent(), { timeout: 20_000 }).not.toContain("CanReadAs alice")
+    const idps = card(dev, "Identity providers")
+    await idps.getByRole("textbox", { name: "Id", exact: true }).fill("example-idp")
+    await idps.getByRole("textbox", { name: "Issuer" }).fill("https://idp.example.com")
+    await idps.getByRole("textbox", { name: "JWKS URL" }).fill("https://idp.example.com/jwks")
+    await idps.getByRole("button", { name: "Add identity provider" }).click()
+    await idps.getByTestId("idp").filter({ hasText: "example-idp" }).waitFor()
+    await screenshot(dev, "dev-idp-added")
+    await expectAccessible(dev)
+  }, 120_000)
+
   it("works by keyboard alone: navigation, search and a wallet action", async () => {
     const page = await h.open("/")
     const focusOn = async (name: RegExp) => {
