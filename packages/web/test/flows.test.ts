@@ -97,6 +97,12 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await dev.getByRole("button", { name: "Advance", exact: true }).click()
     await alice.getByRole("button", { name: "Tap", exact: true }).click()
     const scan = await h.open("/scan")
+    // two snapshots to download now: genesis's and the hour's
+    const snapshots = scan.getByRole("list", { name: "ACS snapshots, newest first" })
+    await expect.poll(() => snapshots.getByRole("link").count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2)
+    const download = await fetch((await snapshots.getByRole("link").first().getAttribute("href"))!)
+    expect(download.status).toBe(200)
+    expect(download.headers.get("content-type")).toBe("application/gzip")
     await scan.getByLabel("Search by update id, contract id or party").fill("alice")
     await scan.getByRole("button", { name: "Search" }).click()
     await scan.getByRole("heading", { name: "Activity" }).waitFor()

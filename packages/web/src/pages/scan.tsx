@@ -4,11 +4,11 @@
  * `/scan/party/<party>` show one update or one party.
  */
 import { useState } from "preact/hooks"
-import { sandnet, scan, type EventItem } from "../api.ts"
-import { entityOf, field } from "../format.ts"
-import { useLive, useLoad } from "../live.ts"
+import { sandnet, type EventItem } from "../api.ts"
+import { useLive } from "../live.ts"
 import { Card, Empty, ErrorNote, Id, navigate, Time } from "../ui.tsx"
 import { updateIdOf, useEvents } from "./scan-feed.ts"
+import { Governance, Snapshots } from "./scan-governance.tsx"
 import { RoundsCard, SupplyCard } from "./scan-rounds.tsx"
 import { PartyPage } from "./scan-party.tsx"
 import { summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
@@ -105,54 +105,6 @@ const RecentUpdates = (props: { readonly events: ReadonlyArray<EventItem> }) => 
             </tbody>
           </table>
         </div>
-      )}
-    </Card>
-  )
-}
-
-const Governance = (props: { readonly version: number }) => {
-  const apps = useLoad(scan.featuredApps, [props.version])
-  const requests = useLoad(scan.voteRequests, [props.version])
-  const results = useLoad(scan.voteResults, [props.version])
-  return (
-    <>
-      <Card title="Featured apps">
-        <ErrorNote error={apps.error} />
-        {(apps.data ?? []).length === 0 ? <Empty>No featured apps.</Empty> : <ul class="plain">{apps.data?.map((a) => <li key={a.contract_id}><Id value={String(a.payload["provider"])} kind="party" href={`/scan/party/${encodeURIComponent(String(a.payload["provider"]))}`} /></li>)}</ul>}
-      </Card>
-      <Card title="Votes">
-        <ErrorNote error={requests.error ?? results.error} />
-        <h3>Open requests</h3>
-        {(requests.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{requests.data?.map((r) => <li key={r.contract_id}>{field(r.payload, "action", "tag") ?? entityOf(r.template_id)} by {String(r.payload["requester"] ?? "")}</li>)}</ul>}
-        <h3>Results</h3>
-        {(results.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{results.data?.map((r, i) => <li key={i}>{field(r, "outcome", "tag") ?? "outcome"} · <Time iso={String(r["completedAt"] ?? "")} /></li>)}</ul>}
-      </Card>
-    </>
-  )
-}
-
-const Snapshots = (props: { readonly ledgerTime: string | undefined }) => {
-  const snapshot = useLoad(() => (props.ledgerTime === undefined ? Promise.resolve(undefined) : scan.acsSnapshot(props.ledgerTime)), [props.ledgerTime?.slice(0, 13)])
-  return (
-    <Card title="ACS snapshots">
-      {snapshot.error !== undefined || snapshot.data === undefined ? (
-        <Empty>No snapshot yet (one is taken at the first update's record time and at every full hour).</Empty>
-      ) : (
-        <>
-          <p>
-            Latest: <Time iso={snapshot.data.record_time} />
-          </p>
-          <ul class="plain">
-            {snapshot.data.object_refs.map((o) => (
-              <li key={o.url}>
-                <a href={o.url} download>
-                  {o.url.slice(o.url.lastIndexOf("/") + 1)}
-                </a>{" "}
-                <span class="muted">sha256 {o.digest.slice(0, 12)}…</span>
-              </li>
-            ))}
-          </ul>
-        </>
       )}
     </Card>
   )
