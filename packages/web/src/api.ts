@@ -130,6 +130,8 @@ export interface HistoryItem {
   readonly receivers?: ReadonlyArray<PartyAndAmount>
   readonly holding_fees?: string
   readonly details?: string
+  /** A token-standard transfer's receiver (its coin moves only when the receiver accepts). */
+  readonly transfer_instruction_receiver?: string
 }
 
 export interface TreeEvent {

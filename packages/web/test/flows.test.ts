@@ -78,6 +78,29 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await screenshot(bob, "token-transfer-accepted")
   }, 180_000)
 
+  it("token-standard instructions: one rejected by the receiver, one withdrawn by the sender; the locked coin comes back", async () => {
+    if ((await balanceOf(alice)) < 10) {
+      await alice.getByRole("button", { name: "Tap", exact: true }).click()
+      await waitForBalance(alice, (n) => n >= 10)
+    }
+    const before = await balanceOf(alice)
+    await send(alice, bobParty, "1", "declined", { kind: "Token-standard transfer" })
+    await send(alice, bobParty, "2", "taken back", { kind: "Token-standard transfer" })
+    const declined = bob.getByTestId("instruction-row").filter({ hasText: "declined" })
+    const takenBack = alice.getByTestId("instruction-row").filter({ hasText: "taken back" })
+    await bob.getByTestId("instruction-row").filter({ hasText: "taken back" }).waitFor()
+    await declined.getByRole("button", { name: "Reject transfer of 1" }).click()
+    await takenBack.getByRole("button", { name: "Withdraw transfer of 2" }).click()
+    await declined.waitFor({ state: "detached" })
+    await bob.getByTestId("instruction-row").filter({ hasText: "taken back" }).waitFor({ state: "detached" })
+    await expect.poll(() => historyKinds(alice), { timeout: 30_000 }).toEqual(expect.arrayContaining(["Token-standard transfer rejected", "Token-standard transfer withdrawn"]))
+    // nothing locked is left and only fees were paid
+    await expect.poll(() => card(alice, "Holdings").getByText("locked", { exact: true }).count(), { timeout: 30_000 }).toBe(0)
+    await waitForBalance(alice, (n) => n > before - 0.5 && n <= before)
+    await screenshot(alice, "token-transfers-rejected-withdrawn")
+    await expectAccessible(alice)
+  }, 180_000)
+
   it("a one-step transfer reaches a receiver with a preapproval at once", async () => {
     const receiving = card(bob, "Receiving and rewards")
     await receiving.getByRole("button", { name: "Create transfer preapproval" }).click()

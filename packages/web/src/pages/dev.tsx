@@ -190,7 +190,13 @@ export const DevPage = () => {
         <RequestLog />
       </div>
       <p class="muted">
-        Acting as <code>participant_admin</code>
+        {sessionStorage.getItem("sandnet.dev.token") === null ? (
+          <>
+            Acting as <code>participant_admin</code> with a dev token.
+          </>
+        ) : (
+          "Acting with the administrator token you gave."
+        )}
       </p>
     </>
   )

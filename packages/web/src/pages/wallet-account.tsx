@@ -90,7 +90,11 @@ export const HoldingsCard = (props: { readonly api: Wallet; readonly version: nu
 
 /** The other parties of a history item: its sender when that is not the user, and its receivers. */
 const counterparties = (item: HistoryItem, party: string): ReadonlyArray<string> => {
-  const all = [...(item.sender === undefined ? [] : [item.sender.party]), ...(item.receivers ?? []).map((r) => r.party)]
+  const all = [
+    ...(item.sender === undefined ? [] : [item.sender.party]),
+    ...(item.receivers ?? []).map((r) => r.party),
+    ...(item.transfer_instruction_receiver === undefined ? [] : [item.transfer_instruction_receiver])
+  ]
   return [...new Set(all.filter((p) => p !== party))]
 }
 
@@ -99,6 +103,7 @@ const HistoryRow = (props: { readonly item: HistoryItem; readonly party: string;
   const updateId = i.event_id.split(":")[0] ?? i.event_id
   const change = changeFor(props.party, i)
   const negative = change?.startsWith("-") === true
+  const zero = change !== undefined && /^-?0(\.0*)?$/.test(change)
   return (
     <tr data-testid="history-row">
       <td>
@@ -108,8 +113,8 @@ const HistoryRow = (props: { readonly item: HistoryItem; readonly party: string;
         <strong data-testid="history-kind">{historyKind(i.transaction_subtype)}</strong> <span class="badge">{i.transaction_type.replace("_", " ")}</span>
         {i.details === undefined ? null : <div class="muted">{i.details}</div>}
       </td>
-      <td class={`num ${change === undefined ? "" : negative ? "out" : "in"}`}>
-        {change === undefined ? "—" : <Amount value={negative ? change : `+${change}`} unit={props.unit} />}
+      <td class={`num ${change === undefined || zero ? "" : negative ? "out" : "in"}`}>
+        {change === undefined ? "—" : <Amount value={zero ? change.replace(/^-/, "") : negative ? change : `+${change}`} unit={props.unit} />}
       </td>
       <td>
         {counterparties(i, props.party).map((p) => (
