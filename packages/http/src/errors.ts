@@ -505,6 +505,7 @@ export const describe = (error: HandlerError): Described => {
     case "TransferInstructionNotFound":
     case "LockedHoldingNotFound":
     case "AcsSnapshotNotFound":
+    case "AcsSnapshotNotTakenAt":
     case "BulkObjectNotFound":
     case "InstrumentNotFound":
       return fromCategory(standard(error.code, C.InvalidGivenCurrentSystemStateResourceMissing, error.message), error.message)
@@ -568,6 +569,7 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   TransferInstructionNotFound: true,
   LockedHoldingNotFound: true,
   AcsSnapshotNotFound: true,
+  AcsSnapshotNotTakenAt: true,
   BulkObjectNotFound: true,
   InstrumentNotFound: true
 }

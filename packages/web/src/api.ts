@@ -130,6 +130,8 @@ export interface HistoryItem {
   readonly receivers?: ReadonlyArray<PartyAndAmount>
   readonly holding_fees?: string
   readonly details?: string
+  /** A token-standard transfer's receiver (its coin moves only when the receiver accepts). */
+  readonly transfer_instruction_receiver?: string
 }
 
 export interface TreeEvent {
@@ -181,6 +183,24 @@ export interface SupplyPoint {
   readonly total_supply: string
   readonly cumulative_minted: string
   readonly cumulative_burned: string
+}
+
+/** Upstream scan's HoldingsSummary: initial amounts, and the fees accrued as of the response's round. */
+export interface HoldingsSummary {
+  readonly party_id: string
+  readonly total_unlocked_coin: string
+  readonly total_locked_coin: string
+  readonly total_coin_holdings: string
+  readonly accumulated_holding_fees_unlocked: string
+  readonly accumulated_holding_fees_locked: string
+  readonly accumulated_holding_fees_total: string
+  readonly total_available_coin: string
+}
+export interface HoldingsSummaryResponse {
+  readonly record_time: string
+  readonly migration_id: number
+  readonly computed_as_of_round: number
+  readonly summaries: ReadonlyArray<HoldingsSummary>
 }
 
 export interface LedgerUser {
@@ -283,6 +303,11 @@ export const scan = {
   voteRequests: () => call<{ dso_rules_vote_requests: ReadonlyArray<Contract> }>(`${S}/v0/admin/sv/voterequests`).then((r) => r.dso_rules_vote_requests),
   voteResults: () => call<{ dso_rules_vote_results: ReadonlyArray<JsonObject> }>(`${S}/v0/admin/sv/voteresults`, { body: { limit: 50 } }).then((r) => r.dso_rules_vote_results),
   acsSnapshot: (at: string) => call<{ record_time: string; object_refs: ReadonlyArray<{ url: string; digest: string }> }>(`${S}/v0/history/bulk/acs?at_or_before_record_time=${encodeURIComponent(at)}`),
+  /** The owners' holdings in the latest ACS snapshot at or before `at`. */
+  holdingsSummary: (migrationId: number, at: string, owners: ReadonlyArray<string>) =>
+    call<HoldingsSummaryResponse>(`${S}/v0/holdings/summary`, {
+      body: { migration_id: migrationId, record_time: at, record_time_match: "at_or_before", owner_party_ids: owners }
+    }),
   preapproval: (party: string) => call<{ transfer_preapproval: ContractWithState }>(`${S}/v0/transfer-preapprovals/by-party/${encodeURIComponent(party)}`)
 }
 
@@ -297,5 +322,10 @@ export const ledger = (token: string) => ({
   users: () => call<{ users: ReadonlyArray<LedgerUser> }>("/v2/users", { token }).then((r) => r.users),
   rights: (userId: string) => call<{ rights: ReadonlyArray<Right> }>(`/v2/users/${encodeURIComponent(userId)}/rights`, { token }).then((r) => r.rights),
   onboard: (name: string) => call<{ party_id: string }>(`${W}/admin/users`, { token, body: { name } }),
-  idps: () => call<{ identityProviderConfigs: ReadonlyArray<IdentityProvider> }>("/v2/idps", { token }).then((r) => r.identityProviderConfigs)
+  /** Grants or revokes one right: `{kind: {CanActAs: {value: {party}}}}`, `{kind: {ParticipantAdmin: {}}}`, ... */
+  changeRight: (userId: string, change: "grant" | "revoke", right: Right) =>
+    call<unknown>(`/v2/users/${encodeURIComponent(userId)}/rights`, { token, method: change === "grant" ? "POST" : "PATCH", body: { userId, rights: [right] } }),
+  idps: () => call<{ identityProviderConfigs: ReadonlyArray<IdentityProvider> }>("/v2/idps", { token }).then((r) => r.identityProviderConfigs),
+  addIdp: (config: { identityProviderId: string; issuer: string; jwksUrl: string; audience: string }) =>
+    call<unknown>("/v2/idps", { token, body: { identityProviderConfig: { ...config, isDeactivated: false } } })
 })

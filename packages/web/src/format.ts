@@ -47,3 +47,70 @@ export const payloadTime = (value: unknown): string | undefined => {
 }
 
 export const freshId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
+
+/** What the wallet's history calls the transactions a user made or saw, by the choice that made them. */
+const CHOICE_KINDS: Readonly<Record<string, string>> = {
+  AcceptedTransferOffer_Complete: "Transfer offer paid",
+  TransferPreapproval_Send: "One-step transfer",
+  TransferFactory_Transfer: "Token-standard transfer",
+  TransferInstruction_Accept: "Token-standard transfer accepted",
+  CoinRules_BuyMemberTraffic: "Traffic purchase",
+  BuyTrafficRequest_Complete: "Traffic purchase",
+  CoinRules_CreateTransferPreapproval: "Preapproval created",
+  TransferPreapproval_Renew: "Preapproval renewed",
+  BatchMergeUtility_MergeHoldings: "Holdings merged",
+  MergeDelegation_Merge: "Holdings merged",
+  MintingDelegation_Mint: "Rewards minted",
+  CoinRules_Transfer: "Transfer",
+  TransferOffer_Reject: "Offer rejected",
+  TransferOffer_Withdraw: "Offer withdrawn",
+  TransferOffer_Expire: "Offer expired",
+  AcceptedTransferOffer_Abort: "Accepted offer aborted",
+  AcceptedTransferOffer_Withdraw: "Accepted offer withdrawn",
+  AcceptedTransferOffer_Expire: "Accepted offer expired",
+  TransferInstruction_Reject: "Token-standard transfer rejected",
+  TransferInstruction_Withdraw: "Token-standard transfer withdrawn",
+  CoinTransferInstruction_Expire: "Token-standard transfer expired",
+  BuyTrafficRequest_Cancel: "Traffic purchase refused",
+  BuyTrafficRequest_Expire: "Traffic purchase expired"
+}
+
+const OPERATION_KINDS: Readonly<Record<string, string>> = { tap: "Tap", "dust expiry": "Dust expired", transfer: "Transfer" }
+
+/** `TransferOffer_Reject` -> `Transfer offer reject`: a readable fallback for choices without a name here. */
+const humanize = (choice: string): string => {
+  const words = choice.replace(/_/g, " ").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+  return words.charAt(0).toUpperCase() + words.slice(1)
+}
+
+export const historyKind = (subtype: { readonly choice: string; readonly coin_operation?: string; readonly amulet_operation?: string }): string => {
+  const operation = subtype.coin_operation ?? subtype.amulet_operation
+  return (operation === undefined ? undefined : OPERATION_KINDS[operation]) ?? CHOICE_KINDS[subtype.choice] ?? humanize(subtype.choice)
+}
+
+/** The change a history item made to `party`'s balance ("-10.5", "3"), undefined when it made none. */
+export const changeFor = (
+  party: string,
+  item: { readonly sender?: { readonly party: string; readonly amount: string }; readonly receivers?: ReadonlyArray<{ readonly party: string; readonly amount: string }> }
+): string | undefined => {
+  const parts = [...(item.sender?.party === party ? [item.sender.amount] : []), ...(item.receivers ?? []).filter((r) => r.party === party).map((r) => r.amount)]
+  if (parts.length === 0) return undefined
+  // Sum exact decimals as integers of 10^-10 (the ledger's precision).
+  const scaled = parts.reduce((sum, a) => sum + toScaled(a), 0n)
+  return fromScaled(scaled)
+}
+
+const SCALE = 10n ** 10n
+
+const toScaled = (amount: string): bigint => {
+  const negative = amount.startsWith("-")
+  const [whole = "0", fraction = ""] = (negative ? amount.slice(1) : amount).split(".")
+  const value = BigInt(whole === "" ? "0" : whole) * SCALE + BigInt((fraction + "0000000000").slice(0, 10))
+  return negative ? -value : value
+}
+
+const fromScaled = (value: bigint): string => {
+  const negative = value < 0n
+  const abs = negative ? -value : value
+  return `${negative ? "-" : ""}${abs / SCALE}.${(abs % SCALE).toString().padStart(10, "0")}`
+}

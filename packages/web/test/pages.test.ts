@@ -8,48 +8,12 @@
  * The tests run in order and share one node and one browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { Browser, BrowserContext, Page } from "playwright-core"
-import { amountIn, launchBrowser, screenshot, seriousViolations, startNode, type Node } from "./browser.ts"
+import type { Page } from "playwright-core"
+import { screenshot } from "./browser.ts"
+import { balanceOf, expectAccessible, harness, logIn, sendOffer, waitForBalance } from "./steps.ts"
 
-let node: Node
-let browser: Browser
-const contexts: Array<BrowserContext> = []
-
-const openPage = async (path: string, viewport = { width: 1280, height: 900 }): Promise<Page> => {
-  const context = await browser.newContext({ viewport })
-  contexts.push(context)
-  const page = await context.newPage()
-  page.setDefaultTimeout(20_000)
-  await page.goto(`${node.url}${path}`)
-  return page
-}
-
-const expectAccessible = async (page: Page) => expect(await seriousViolations(page)).toEqual([])
-
-/** Logs a user in on /wallet with a dev token and onboards it. */
-const logIn = async (page: Page, user: string): Promise<string> => {
-  await page.getByLabel(/User name/).fill(user)
-  await page.getByRole("button", { name: "Log in" }).click()
-  await page.getByRole("button", { name: "Onboard" }).click()
-  await page.getByRole("heading", { name: "Balance" }).waitFor()
-  const party = await page.locator(".who .id code").getAttribute("title")
-  return party!
-}
-
-const balanceOf = async (page: Page): Promise<number> => amountIn((await page.getByTestId("balance").textContent()) ?? "")
-
-const waitForBalance = async (page: Page, check: (n: number) => boolean) => {
-  await expect.poll(() => balanceOf(page), { timeout: 20_000 }).toSatisfy(check)
-}
-
-const sendOffer = async (page: Page, receiver: string, amount: string, description: string, minutes = 60) => {
-  await page.getByLabel("Receiver party").fill(receiver)
-  await page.getByLabel(/^Amount/).fill(amount)
-  await page.getByLabel("Description").fill(description)
-  await page.getByLabel("Expires in (minutes)").fill(String(minutes))
-  await page.getByRole("button", { name: "Send", exact: true }).click()
-  await page.getByRole("status").filter({ hasText: `Sent ${amount}` }).waitFor()
-}
+const h = harness()
+const openPage = (path: string): Promise<Page> => h.open(path)
 
 let alice: Page
 let bob: Page
@@ -57,16 +21,8 @@ let bobParty: string
 let transferUpdateId: string
 
 describe("the web pages in Chromium", () => {
-  beforeAll(async () => {
-    node = await startNode()
-    browser = await launchBrowser()
-  }, 180_000)
-
-  afterAll(async () => {
-    for (const c of contexts) await c.close().catch(() => undefined)
-    await browser?.close()
-    await node?.stop()
-  })
+  beforeAll(() => h.start(), 180_000)
+  afterAll(() => h.stop())
 
   it("the landing page shows what runs, the dev users and the ledger time", async () => {
     const page = await openPage("/")
@@ -113,7 +69,7 @@ describe("the web pages in Chromium", () => {
     expect(await page.getByTestId("verdict").textContent()).toContain("accepted")
     await screenshot(page, "scan-update")
     await expectAccessible(page)
-    await page.goto(`${node.url}/scan`)
+    await page.goto(`${h.url()}/scan`)
     await page.getByRole("heading", { name: "Recent updates" }).waitFor()
     await screenshot(page, "scan-home")
     await expectAccessible(page)

@@ -88,6 +88,18 @@ export class AcsSnapshotNotFound extends Schema.TaggedError<AcsSnapshotNotFound>
   }
 }
 
+/** A holdings summary asked for the snapshot taken at an exact record time, and none was taken then. */
+export class AcsSnapshotNotTakenAt extends Schema.TaggedError<AcsSnapshotNotTakenAt>()("AcsSnapshotNotTakenAt", {
+  recordTime: Schema.String
+}) {
+  get code(): string {
+    return "ACS_SNAPSHOT_NOT_FOUND"
+  }
+  override get message() {
+    return `no ACS snapshot was taken at ${this.recordTime} (ask with record_time_match "at_or_before" for the latest one before it)`
+  }
+}
+
 export class BulkObjectNotFound extends Schema.TaggedError<BulkObjectNotFound>()("BulkObjectNotFound", {
   name: Schema.String
 }) {
@@ -119,5 +131,6 @@ export type ScanReadError =
   | TransferInstructionNotFound
   | LockedHoldingNotFound
   | AcsSnapshotNotFound
+  | AcsSnapshotNotTakenAt
   | BulkObjectNotFound
   | InstrumentNotFound

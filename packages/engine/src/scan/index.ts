@@ -12,6 +12,7 @@
 export * from "./acs-snapshots.ts"
 export * from "./contracts.ts"
 export * from "./errors.ts"
+export * from "./holdings.ts"
 export * from "./registry.ts"
 export * from "./templates.ts"
 export * from "./updates.ts"

@@ -1,6 +1,12 @@
 /**
  * Upstream scan reads the spec does not name, served on the scan surface with upstream's shapes
- * (endpoints.ts: declarations; routes.ts: handlers; reads.ts: what they read of the engine).
+ * (endpoints.ts: declarations; routes.ts: handlers; reads.ts: what they read of the engine;
+ * holdings.ts: the holdings summaries, declared and handled).
  */
-export { ScanUpstreamGroup } from "./endpoints.ts"
-export { ScanUpstreamRoutes } from "./routes.ts"
+import { Layer } from "effect"
+import { ScanUpstreamGroup as ReadsGroup } from "./endpoints.ts"
+import { GetHoldingsSummary, GetHoldingsSummaryV1, HoldingsRoutes } from "./holdings.ts"
+import { ScanUpstreamRoutes as ReadsRoutes } from "./routes.ts"
+
+export const ScanUpstreamGroup = ReadsGroup.add(GetHoldingsSummary).add(GetHoldingsSummaryV1)
+export const ScanUpstreamRoutes = Layer.mergeAll(ReadsRoutes, HoldingsRoutes)

@@ -12,28 +12,30 @@ export const HealthCard = (props: { readonly version: number }) => {
   return (
     <Card title="Health">
       <ErrorNote error={health.error} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Node</th>
-            <th scope="col">Offset</th>
-            <th scope="col">Pending confirmations</th>
-            <th scope="col">Committed / rejected</th>
-          </tr>
-        </thead>
-        <tbody>
-          {h?.nodes.map((n) => (
-            <tr key={n.name}>
-              <td>{n.name}</td>
-              <td class="num">{n.ledger_end}</td>
-              <td class="num">{n.pending_confirmations}</td>
-              <td class="num">
-                {n.committed} / {n.rejected}
-              </td>
+      <div class="scroll">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">Offset</th>
+              <th scope="col">Pending confirmations</th>
+              <th scope="col">Committed / rejected</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {h?.nodes.map((n) => (
+              <tr key={n.name}>
+                <td>{n.name}</td>
+                <td class="num">{n.ledger_end}</td>
+                <td class="num">{n.pending_confirmations}</td>
+                <td class="num">
+                  {n.committed} / {n.rejected}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {h?.synchronizers.map((s) => (
         <p key={s.name}>
           {s.name}: {s.pending_confirmation_requests} requests awaiting a verdict, last sequenced <Time iso={s.last_sequenced} />
@@ -57,6 +59,66 @@ const UserRights = (props: { readonly admin: Admin; readonly user: string; reado
   return <>{rights.data?.map(rightText).join(", ") ?? "…"}</>
 }
 
+const PARTY_RIGHTS = ["CanActAs", "CanReadAs", "CanExecuteAs"] as const
+const RIGHT_KINDS = [...PARTY_RIGHTS, "CanReadAsAnyParty", "CanExecuteAsAnyParty", "ParticipantAdmin", "IdentityProviderAdmin"] as const
+type RightKind = (typeof RIGHT_KINDS)[number]
+
+const rightOf = (kind: RightKind, party: string): Right => ({
+  kind: { [kind]: (PARTY_RIGHTS as ReadonlyArray<string>).includes(kind) ? { value: { party } } : { value: {} } }
+})
+
+/** Grants a user a right, or revokes one: the ledger's user management, as the administrator. */
+const RightsForm = (props: { readonly admin: Admin; readonly users: ReadonlyArray<string>; readonly onDone: () => void; readonly onError: (e: string | undefined) => void }) => {
+  const [user, setUser] = useState("")
+  const [kind, setKind] = useState<RightKind>("CanReadAs")
+  const [party, setParty] = useState("")
+  const needsParty = (PARTY_RIGHTS as ReadonlyArray<string>).includes(kind)
+  const change = (c: "grant" | "revoke") => async () => {
+    const target = user === "" ? props.users[0] : user
+    if (target === undefined) throw new Error("no user to change")
+    if (needsParty && party.trim() === "") throw new Error(`${kind} needs a party`)
+    await props.admin.changeRight(target, c, rightOf(kind, party.trim()))
+    props.onDone()
+  }
+  return (
+    <fieldset class="inline">
+      <legend>Grant or revoke a right</legend>
+      <label>
+        User
+        <select name="right-user" aria-label="User" value={user} onChange={(e) => setUser(e.currentTarget.value)}>
+          {props.users.map((u) => (
+            <option key={u} value={u}>
+              {u}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Right
+        <select name="right-kind" aria-label="Right" value={kind} onChange={(e) => setKind(e.currentTarget.value as RightKind)}>
+          {RIGHT_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {k}
+            </option>
+          ))}
+        </select>
+      </label>
+      {needsParty ? (
+        <label>
+          Party
+          <input name="right-party" value={party} onInput={(e) => setParty(e.currentTarget.value)} spellcheck={false} />
+        </label>
+      ) : null}
+      <ActionButton variant="primary" onError={props.onError} onRun={change("grant")}>
+        Grant
+      </ActionButton>
+      <ActionButton onError={props.onError} onRun={change("revoke")}>
+        Revoke
+      </ActionButton>
+    </fieldset>
+  )
+}
+
 export const UsersCard = (props: { readonly admin: Admin; readonly version: number }) => {
   const [name, setName] = useState("")
   const [error, setError] = useState<string | undefined>(undefined)
@@ -74,6 +136,7 @@ export const UsersCard = (props: { readonly admin: Admin; readonly version: numb
           Onboard
         </ActionButton>
       </div>
+      <RightsForm admin={props.admin} users={(users.data ?? []).map((u) => u.id)} onDone={() => setAdded((a) => a + 1)} onError={setError} />
       <div class="scroll">
         <table>
           <thead>
@@ -90,8 +153,8 @@ export const UsersCard = (props: { readonly admin: Admin; readonly version: numb
                   {u.id} {u.isDeactivated ? <span class="badge bad">deactivated</span> : null}
                 </td>
                 <td>{u.primaryParty === "" ? "—" : <Id value={u.primaryParty} kind="party" />}</td>
-                <td>
-                  <UserRights admin={props.admin} user={u.id} version={props.version} />
+                <td data-testid={`rights-${u.id}`}>
+                  <UserRights admin={props.admin} user={u.id} version={props.version + added} />
                 </td>
               </tr>
             ))}
@@ -102,22 +165,48 @@ export const UsersCard = (props: { readonly admin: Admin; readonly version: numb
   )
 }
 
+const IdpForm = (props: { readonly admin: Admin; readonly onDone: () => void; readonly onError: (e: string | undefined) => void }) => {
+  const [fields, setFields] = useState({ identityProviderId: "", issuer: "", jwksUrl: "", audience: "" })
+  const input = (key: keyof typeof fields, label: string) => (
+    <label>
+      {label}
+      <input name={`idp-${key}`} value={fields[key]} onInput={(e) => setFields({ ...fields, [key]: e.currentTarget.value })} spellcheck={false} />
+    </label>
+  )
+  return (
+    <fieldset class="form">
+      <legend>Add an identity provider</legend>
+      {input("identityProviderId", "Id")}
+      {input("issuer", "Issuer")}
+      {input("jwksUrl", "JWKS URL")}
+      {input("audience", "Audience (optional)")}
+      <ActionButton variant="primary" onError={props.onError} onRun={() => props.admin.addIdp(fields).then(props.onDone)}>
+        Add identity provider
+      </ActionButton>
+    </fieldset>
+  )
+}
+
 export const IdpsCard = (props: { readonly admin: Admin }) => {
-  const idps = useLoad(props.admin.idps, [])
+  const [added, setAdded] = useState(0)
+  const [error, setError] = useState<string | undefined>(undefined)
+  const idps = useLoad(props.admin.idps, [added])
   return (
     <Card title="Identity providers">
-      <ErrorNote error={idps.error} />
+      <ErrorNote error={error ?? idps.error} />
       {(idps.data ?? []).length === 0 ? (
-        <Empty>None: tokens are checked with the node's secret (POST /v2/idps adds one).</Empty>
+        <Empty>None: tokens are checked with the node's secret.</Empty>
       ) : (
-        <ul class="plain">
+        <ul class="plain" aria-label="Identity providers">
           {idps.data?.map((p) => (
-            <li key={p.identityProviderId}>
-              <strong>{p.identityProviderId}</strong> {p.isDeactivated ? <span class="badge bad">deactivated</span> : null} issuer {p.issuer}
+            <li key={p.identityProviderId} data-testid="idp">
+              <strong>{p.identityProviderId}</strong> {p.isDeactivated ? <span class="badge bad">deactivated</span> : null} issuer <code>{p.issuer}</code>
+              {p.audience === "" ? null : <span class="muted"> · audience {p.audience}</span>}
             </li>
           ))}
         </ul>
       )}
+      <IdpForm admin={props.admin} onDone={() => setAdded((a) => a + 1)} onError={setError} />
     </Card>
   )
 }

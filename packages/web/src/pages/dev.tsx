@@ -7,7 +7,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { ledger, sandnet, type RequestLogEntry } from "../api.ts"
 import { useLive, useLoad } from "../live.ts"
-import { ActionButton, Card, Empty, ErrorNote, Id, Time } from "../ui.tsx"
+import { ActionButton, Card, Empty, ErrorNote, Time } from "../ui.tsx"
 import { HealthCard, IdpsCard, UsersCard } from "./dev-network.tsx"
 
 type Admin = ReturnType<typeof ledger>
@@ -185,12 +185,18 @@ export const DevPage = () => {
         <SnapshotsCard admin={api} version={version} />
         <ResetCard admin={api} />
         <HealthCard version={version} />
-        <UsersCard admin={api} version={version} />
         <IdpsCard admin={api} />
+        <UsersCard admin={api} version={version} />
         <RequestLog />
       </div>
       <p class="muted">
-        Acting as <Id value="participant_admin" kind="user" />
+        {sessionStorage.getItem("sandnet.dev.token") === null ? (
+          <>
+            Acting as <code>participant_admin</code> with a dev token.
+          </>
+        ) : (
+          "Acting with the administrator token you gave."
+        )}
       </p>
     </>
   )

@@ -51,26 +51,28 @@ const Users = (props: { readonly overview: Overview }) => {
   if (!props.overview.dev_tokens) return <Empty>This node checks tokens against its own secret or an identity provider: log in with a token you were given.</Empty>
   if (props.overview.users.length === 0) return <Empty>No users yet.</Empty>
   return (
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">User</th>
-          <th scope="col">Primary party</th>
-          <th scope="col">Token</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.overview.users.map((u) => (
-          <tr key={u.id}>
-            <td>{u.id}</td>
-            <td>{u.primary_party === "" ? "—" : <Id value={u.primary_party} kind="party" />}</td>
-            <td>
-              <CopyToken user={u.id} />
-            </td>
+    <div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">User</th>
+            <th scope="col">Primary party</th>
+            <th scope="col">Token</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.overview.users.map((u) => (
+            <tr key={u.id}>
+              <td>{u.id}</td>
+              <td>{u.primary_party === "" ? "—" : <Id value={u.primary_party} kind="party" href={`/scan/party/${encodeURIComponent(u.primary_party)}`} />}</td>
+              <td>
+                <CopyToken user={u.id} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   )
 }
 

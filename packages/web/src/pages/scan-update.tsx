@@ -1,12 +1,8 @@
-/**
- * One update in the explorer (its verdict, traffic and event tree) and a party's page (its
- * preapproval and its activity as the DSO saw it).
- */
+/** One update in the explorer: its verdict, traffic and event tree. */
 import { scan, type EventItem, type TreeEvent, type UpdateItem } from "../api.ts"
 import { entityOf } from "../format.ts"
-import { useLive, useLoad } from "../live.ts"
+import { useLoad } from "../live.ts"
 import { Card, Empty, ErrorNote, Id, Time } from "../ui.tsx"
-import { updateIdOf, useEvents } from "./scan-feed.ts"
 
 export const VerdictBadge = (props: { readonly item: EventItem }) => {
   const result = props.item.verdict?.verdict_result
@@ -108,46 +104,6 @@ export const UpdatePage = (props: { readonly updateId: string }) => {
           </Card>
         </div>
       )}
-    </>
-  )
-}
-
-const involves = (item: EventItem, party: string): boolean => {
-  if (item.verdict?.submitting_parties.includes(party) === true) return true
-  return Object.values(item.update?.events_by_id ?? {}).some(
-    (e) => e.signatories?.includes(party) === true || e.observers?.includes(party) === true || e.acting_parties?.includes(party) === true
-  )
-}
-
-export const PartyPage = (props: { readonly party: string }) => {
-  const { state, version } = useLive()
-  const events = useEvents(state?.generation, version)
-  const preapproval = useLoad(() => scan.preapproval(props.party).then((r) => r.transfer_preapproval, () => undefined), [props.party, version])
-  const activity = events.filter((e) => involves(e, props.party)).slice(-50).reverse()
-  return (
-    <>
-      <h1>
-        Party <Id value={props.party} kind="party" />
-      </h1>
-      <div class="grid">
-        <Card title="Transfer preapproval">
-          {preapproval.data === undefined ? <Empty>None: send to this party by transfer offer.</Empty> : <Id value={preapproval.data.contract.contract_id} kind="contract id" />}
-        </Card>
-        <Card title="Activity" wide>
-          {activity.length === 0 ? (
-            <Empty>No activity the DSO saw.</Empty>
-          ) : (
-            <ul class="plain">
-              {activity.map((e) => (
-                <li key={updateIdOf(e)}>
-                  <Time iso={e.update?.record_time ?? e.verdict?.record_time} /> <VerdictBadge item={e} /> {summaryOf(e.update)}{" "}
-                  <Id value={updateIdOf(e)} kind="update id" href={`/scan/update/${updateIdOf(e)}`} />
-                </li>
-              ))}
-            </ul>
-          )}
-        </Card>
-      </div>
     </>
   )
 }

@@ -4,24 +4,40 @@
  * `/scan/party/<party>` show one update or one party.
  */
 import { useState } from "preact/hooks"
-import { scan, type EventItem } from "../api.ts"
-import { entityOf, field } from "../format.ts"
-import { useLive, useLoad } from "../live.ts"
+import { sandnet, type EventItem } from "../api.ts"
+import { useLive } from "../live.ts"
 import { Card, Empty, ErrorNote, Id, navigate, Time } from "../ui.tsx"
 import { updateIdOf, useEvents } from "./scan-feed.ts"
+import { Governance, Snapshots } from "./scan-governance.tsx"
 import { RoundsCard, SupplyCard } from "./scan-rounds.tsx"
-import { PartyPage, summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
+import { PartyPage } from "./scan-party.tsx"
+import { summaryOf, UpdatePage, VerdictBadge } from "./scan-update.tsx"
 
-/** Where a search leads: an update, the update that created a contract, or a party. */
-const searchTarget = (text: string, events: ReadonlyArray<EventItem>): string | undefined => {
+/** The update that created a contract, or else the latest that exercised it. */
+const updateOfContract = (contractId: string, events: ReadonlyArray<EventItem>): string | undefined => {
+  const touches = (e: EventItem, created: boolean) =>
+    Object.values(e.update?.events_by_id ?? {}).some((ev) => ev.contract_id === contractId && (ev.event_type === "created_event") === created)
+  const found = events.find((e) => touches(e, true)) ?? [...events].reverse().find((e) => touches(e, false))
+  return found === undefined ? undefined : updateIdOf(found)
+}
+
+/**
+ * Where a search leads: an update (by its id), the update that created a contract, or a party (by
+ * its id, or by its name when one known party has it).
+ */
+const searchTarget = async (text: string, events: ReadonlyArray<EventItem>): Promise<string | undefined> => {
   const q = text.trim()
   if (/^1220[0-9a-f]{64}$/.test(q)) return `/scan/update/${q}`
   if (q.includes("::")) return `/scan/party/${encodeURIComponent(q)}`
   if (/^00[0-9a-f]{64}/.test(q)) {
-    const found = events.find((e) => Object.values(e.update?.events_by_id ?? {}).some((ev) => ev.contract_id === q && ev.event_type === "created_event"))
-    return found === undefined ? undefined : `/scan/update/${updateIdOf(found)}`
+    const updateId = updateOfContract(q, events)
+    return updateId === undefined ? undefined : `/scan/update/${updateId}`
   }
-  return undefined
+  if (q === "") return undefined
+  const overview = await sandnet.overview()
+  const parties = [...new Set([...overview.nodes.flatMap((n) => n.parties), ...overview.users.map((u) => u.primary_party)])]
+  const named = parties.filter((p) => p.split("::")[0]?.toLowerCase() === q.toLowerCase())
+  return named.length === 1 ? `/scan/party/${encodeURIComponent(named[0]!)}` : undefined
 }
 
 const Search = (props: { readonly events: ReadonlyArray<EventItem> }) => {
@@ -33,15 +49,19 @@ const Search = (props: { readonly events: ReadonlyArray<EventItem> }) => {
       role="search"
       onSubmit={(e) => {
         e.preventDefault()
-        const target = searchTarget(text, props.events)
-        setError(target === undefined ? "Nothing found: enter an update id (1220…), a contract id (00…) or a party (name::1220…)" : undefined)
-        if (target !== undefined) navigate(target)
+        void searchTarget(text, props.events).then(
+          (target) => {
+            setError(target === undefined ? "Nothing found: enter an update id (1220…), a contract id (00…), a party (name::1220…) or a party's name" : undefined)
+            if (target !== undefined) navigate(target)
+          },
+          (err: unknown) => setError(err instanceof Error ? err.message : String(err))
+        )
       }}
     >
       <label for="scan-search" class="sr-only">
         Search by update id, contract id or party
       </label>
-      <input id="scan-search" name="q" placeholder="Update id, contract id or party" value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />
+      <input id="scan-search" name="q" placeholder="Update id, contract id, party or name" value={text} onInput={(e) => setText(e.currentTarget.value)} spellcheck={false} />
       <button type="submit" class="btn primary">
         Search
       </button>
@@ -85,54 +105,6 @@ const RecentUpdates = (props: { readonly events: ReadonlyArray<EventItem> }) => 
             </tbody>
           </table>
         </div>
-      )}
-    </Card>
-  )
-}
-
-const Governance = (props: { readonly version: number }) => {
-  const apps = useLoad(scan.featuredApps, [props.version])
-  const requests = useLoad(scan.voteRequests, [props.version])
-  const results = useLoad(scan.voteResults, [props.version])
-  return (
-    <>
-      <Card title="Featured apps">
-        <ErrorNote error={apps.error} />
-        {(apps.data ?? []).length === 0 ? <Empty>No featured apps.</Empty> : <ul class="plain">{apps.data?.map((a) => <li key={a.contract_id}><Id value={String(a.payload["provider"])} kind="party" href={`/scan/party/${encodeURIComponent(String(a.payload["provider"]))}`} /></li>)}</ul>}
-      </Card>
-      <Card title="Votes">
-        <ErrorNote error={requests.error ?? results.error} />
-        <h3>Open requests</h3>
-        {(requests.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{requests.data?.map((r) => <li key={r.contract_id}>{field(r.payload, "action", "tag") ?? entityOf(r.template_id)} by {String(r.payload["requester"] ?? "")}</li>)}</ul>}
-        <h3>Results</h3>
-        {(results.data ?? []).length === 0 ? <Empty>None.</Empty> : <ul class="plain">{results.data?.map((r, i) => <li key={i}>{field(r, "outcome", "tag") ?? "outcome"} · <Time iso={String(r["completedAt"] ?? "")} /></li>)}</ul>}
-      </Card>
-    </>
-  )
-}
-
-const Snapshots = (props: { readonly ledgerTime: string | undefined }) => {
-  const snapshot = useLoad(() => (props.ledgerTime === undefined ? Promise.resolve(undefined) : scan.acsSnapshot(props.ledgerTime)), [props.ledgerTime?.slice(0, 13)])
-  return (
-    <Card title="ACS snapshots">
-      {snapshot.error !== undefined || snapshot.data === undefined ? (
-        <Empty>No snapshot yet (one is taken at the first update's record time and at every full hour).</Empty>
-      ) : (
-        <>
-          <p>
-            Latest: <Time iso={snapshot.data.record_time} />
-          </p>
-          <ul class="plain">
-            {snapshot.data.object_refs.map((o) => (
-              <li key={o.url}>
-                <a href={o.url} download>
-                  {o.url.slice(o.url.lastIndexOf("/") + 1)}
-                </a>{" "}
-                <span class="muted">sha256 {o.digest.slice(0, 12)}…</span>
-              </li>
-            ))}
-          </ul>
-        </>
       )}
     </Card>
   )

@@ -114,12 +114,12 @@ const OfferRow = (props: { readonly offer: Contract; readonly party: string; rea
             <ActionButton variant="primary" onError={props.onError} onRun={decide("accept")} label={`Accept offer of ${field(p, "amount", "amount") ?? ""}`}>
               Accept
             </ActionButton>
-            <ActionButton onError={props.onError} onRun={decide("reject")}>
+            <ActionButton onError={props.onError} onRun={decide("reject")} label={`Reject offer of ${field(p, "amount", "amount") ?? ""}`}>
               Reject
             </ActionButton>
           </>
         ) : (
-          <ActionButton onError={props.onError} onRun={decide("withdraw")}>
+          <ActionButton onError={props.onError} onRun={decide("withdraw")} label={`Withdraw offer of ${field(p, "amount", "amount") ?? ""}`}>
             Withdraw
           </ActionButton>
         )}
@@ -167,31 +167,34 @@ const TransferRow = (props: { readonly transfer: Contract; readonly party: strin
   const unit = useUnit()
   const t = (props.transfer.payload["transfer"] ?? {}) as Record<string, unknown>
   const incoming = t["receiver"] === props.party
+  const amount = field(t, "amount") ?? ""
   const decide = (d: "accept" | "reject" | "withdraw") => () => props.api.decideTransfer(props.transfer.contract_id, d)
+  const description = field(t, "meta", "values", "splice.lfdecentralizedtrust.org/reason")
   return (
-    <tr>
+    <tr data-testid="instruction-row">
       <td>{incoming ? "from" : "to"}</td>
       <td>
         <Id value={String(incoming ? t["sender"] : t["receiver"])} kind="party" />
       </td>
       <td class="num">
-        <Amount value={field(t, "amount")} unit={unit} />
+        <Amount value={amount} unit={unit} />
       </td>
+      <td>{description ?? ""}</td>
       <td>
         <Time iso={payloadTime(t["executeBefore"])} />
       </td>
       <td class="actions">
         {incoming ? (
           <>
-            <ActionButton variant="primary" onError={props.onError} onRun={decide("accept")}>
+            <ActionButton variant="primary" onError={props.onError} onRun={decide("accept")} label={`Accept transfer of ${amount}`}>
               Accept
             </ActionButton>
-            <ActionButton onError={props.onError} onRun={decide("reject")}>
+            <ActionButton onError={props.onError} onRun={decide("reject")} label={`Reject transfer of ${amount}`}>
               Reject
             </ActionButton>
           </>
         ) : (
-          <ActionButton onError={props.onError} onRun={decide("withdraw")}>
+          <ActionButton onError={props.onError} onRun={decide("withdraw")} label={`Withdraw transfer of ${amount}`}>
             Withdraw
           </ActionButton>
         )}
@@ -212,11 +215,13 @@ export const TransfersCard = (props: { readonly api: Wallet; readonly party: str
       ) : (
         <div class="scroll">
           <table>
+            <caption class="sr-only">Pending token-standard transfer instructions, incoming and outgoing</caption>
             <thead>
               <tr>
                 <th scope="col">Direction</th>
                 <th scope="col">Party</th>
                 <th scope="col">Amount</th>
+                <th scope="col">Reason</th>
                 <th scope="col">Execute before</th>
                 <th scope="col">Actions</th>
               </tr>

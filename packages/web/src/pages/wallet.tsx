@@ -7,7 +7,7 @@ import { useState } from "preact/hooks"
 import { sandnet, wallet, type Wallet } from "../api.ts"
 import { useLive, useLoad } from "../live.ts"
 import { ActionButton, Card, ErrorNote, Id } from "../ui.tsx"
-import { BalanceCard, ExtrasCard, HistoryCard, HoldingsCard } from "./wallet-account.tsx"
+import { BalanceCard, HistoryCard, HoldingsCard, ReceivingCard, TopUpCard } from "./wallet-account.tsx"
 import { OffersCard, SendCard, TransfersCard } from "./wallet-transfers.tsx"
 
 interface Session {
@@ -97,7 +97,7 @@ const WalletView = (props: { readonly session: Session; readonly onLogout: () =>
   const api = wallet(props.session.token)
   const { version } = useLive()
   const [nonce, setNonce] = useState(0)
-  const status = useLoad(api.userStatus, [props.session.token, nonce])
+  const status = useLoad(api.userStatus, [props.session.token, nonce, version])
   const party = status.data?.party_id ?? ""
   return (
     <>
@@ -120,11 +120,12 @@ const WalletView = (props: { readonly session: Session; readonly onLogout: () =>
         <div class="grid">
           <BalanceCard api={api} version={version} />
           <SendCard api={api} party={party} />
+          <ReceivingCard api={api} party={party} version={version} featured={status.data.has_featured_app_right} />
           <OffersCard api={api} party={party} version={version} />
           <TransfersCard api={api} party={party} version={version} />
+          <HistoryCard api={api} party={party} version={version} />
           <HoldingsCard api={api} version={version} />
-          <HistoryCard api={api} version={version} />
-          <ExtrasCard api={api} party={party} version={version} featured={status.data.has_featured_app_right} />
+          <TopUpCard api={api} />
         </div>
       )}
     </>
