@@ -25,6 +25,7 @@ import { WalletRoutes } from "./wallet.ts"
 import { ScanUpstreamRoutes } from "./scan-upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
+import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -50,7 +51,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(

@@ -10,6 +10,27 @@ import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
 
 const local = (port: number, path: string) => `http://127.0.0.1:${port}${path}`
 
+const factoryRequest = (dso: string, receiver: string, instrument: string) => ({
+  choiceArguments: {
+    expectedAdmin: dso,
+    transfer: {
+      sender: dso,
+      receiver,
+      amount: "10.0000000000",
+      instrumentId: { admin: dso, id: instrument },
+      lock: null,
+      requestedAt: "2026-01-01T00:00:00Z",
+      executeBefore: "2027-01-01T00:00:00Z",
+      inputHoldingCids: [],
+      meta: { values: {} }
+    },
+    extraArgs: { context: { values: {} }, meta: { values: {} } }
+  },
+  excludeDebugFields: true
+})
+
+type Factory = { factoryId: string; transferKind: string; choiceContext: { choiceContextData: { values: Record<string, { tag: string }> }; disclosedContracts: ReadonlyArray<{ templateId: string; contractId: string }> } }
+
 describe("a node in LocalNet's layout", () => {
   let node: LocalNetNode
   let token: string
@@ -67,6 +88,25 @@ describe("a node in LocalNet's layout", () => {
     expect(proxied.json).toMatchObject({ id: "Amulet", name: "Amulet" })
   })
 
+  it("hands out the transfer factory with its choice context through the scan proxy, in upstream names", async () => {
+    const dso = ((await call(local(node.ports.validator, "/api/validator/v0/scan-proxy/dso-party-id"), { token })).json as { dso_party_id: string }).dso_party_id
+    const url = local(node.ports.validator, "/api/validator/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory")
+    const reply = await call(url, { token, body: factoryRequest(dso, node.operator, "Amulet") })
+    expect(reply.status).toBe(200)
+    const factory = reply.json as Factory
+    expect(factory.transferKind).toBe("offer")
+    expect(Object.keys(factory.choiceContext.choiceContextData.values).sort()).toEqual(["amulet-rules", "open-round"])
+    expect(factory.choiceContext.disclosedContracts.map((c) => c.templateId.split(":").slice(1).join(":"))).toEqual([
+      "Splice.AmuletRules:AmuletRules",
+      "Splice.Round:OpenMiningRound",
+      "Splice.ExternalPartyAmuletRules:ExternalPartyAmuletRules"
+    ])
+    expect(factory.factoryId).toBe(factory.choiceContext.disclosedContracts[2]!.contractId)
+    const unknown = await call(url, { token, body: factoryRequest(dso, node.operator, "Coin2") })
+    expect(unknown.status).toBe(404)
+    expect(unknown.json).toEqual({ error: expect.stringContaining("Coin2") })
+  })
+
   it("lists a tapped holding as splice-amulet's Amulet with instrument Amulet on the ledger", async () => {
     const tap = await call(local(node.ports.validator, "/api/validator/v0/wallet/tap"), { token, body: { amount: "100" } })
     expect(tap.status).toBe(200)
@@ -113,5 +153,11 @@ describe("a plain node keeps the spec's names", () => {
     const rules = await call(`${node.url}/api/validator/v0/scan-proxy/amulet-rules`, { token: node.admin })
     expect(rules.status).toBe(200)
     expect((rules.json as { amulet_rules: { contract: { template_id: string } } }).amulet_rules.contract.template_id).toMatch(/:Splice\.CoinRules:CoinRules$/)
+    const dso = ((await call(`${node.url}/api/scan/v0/dso-party-id`)).json as { dso_party_id: string }).dso_party_id
+    const factory = await call(`${node.url}/registry/transfer-instruction/v1/transfer-factory`, { body: factoryRequest(dso, dso, "Coin") })
+    expect(factory.status).toBe(200)
+    expect((factory.json as Factory).transferKind).toBe("self")
+    expect(Object.keys((factory.json as Factory).choiceContext.choiceContextData.values).sort()).toEqual(["coin-rules", "open-round"])
+    expect((await call(`${node.url}/registry/transfer-instruction/v1/transfer-factory`, { body: factoryRequest(dso, dso, "Amulet") })).status).toBe(404)
   })
 })

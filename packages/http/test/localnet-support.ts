@@ -1,6 +1,6 @@
 /**
- * A node in LocalNet's layout (`sandnet start --localnet` as the CLI wires it, in memory, on a
- * manual clock), shifted by a port offset of its own so that test files running at once do not
+ * A node in LocalNet's layout (`sandnet start --localnet` as the CLI wires it, in memory, on the
+ * live clock: the SDK picks the open round by the wall clock), shifted by a port offset of its own so that test files running at once do not
  * collide; LocalNet's user `ledger-api-user` acts as the validator operator with admin rights.
  */
 import { Effect, Exit, Layer, Scope } from "effect"
@@ -9,7 +9,6 @@ import { defaultWalletConfig, type CoinNetworkConfig } from "@sandnet/engine"
 import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 import { Admin } from "../src/engine-admin.ts"
-import { START } from "./wallet-support.ts"
 
 export interface LocalNetNode {
   readonly ports: Http.LocalNetPorts
@@ -19,17 +18,30 @@ export interface LocalNetNode {
   readonly close: () => Promise<void>
 }
 
-/** Each file passes its own slot (0..): ports 2000..5003 shift by 30000 + 100 * slot + a per-process part. */
-export const portOffsetFor = (slot: number): number => 30000 + ((process.pid % 50) * 500 + slot * 100) % 25000
+/**
+ * Each file passes its own slot (0..). Offsets stay below the ephemeral port range (32768..), where
+ * port-0 servers and outgoing connections of other tests land: 2000..5003 shift into 12000..30903.
+ */
+export const portOffsetFor = (slot: number, attempt: number): number => 10000 + (((process.pid % 40) * 400 + slot * 100 + attempt * 4100) % 16000)
 
 export const startLocalNet = async (slot: number, options: { readonly network?: Partial<CoinNetworkConfig> } = {}): Promise<LocalNetNode> => {
+  // A port taken by another process moves the whole layout elsewhere.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await startLocalNetAt(portOffsetFor(slot, attempt), options)
+    } catch (error) {
+      if (attempt >= 3) throw error
+    }
+  }
+}
+
+const startLocalNetAt = async (portOffset: number, options: { readonly network?: Partial<CoinNetworkConfig> }): Promise<LocalNetNode> => {
   const scope = Effect.runSync(Scope.make())
-  const portOffset = portOffsetFor(slot)
   const layer = Http.serveLocalNet(Http.NodeRoutes, { portOffset, host: "127.0.0.1" }).pipe(
     Layer.provideMerge(Admin.UserManagement.layerMemory()),
     Layer.provideMerge(
       Node.nodeRuntimeLayer({
-        clock: { _tag: "manual", start: START },
+        clock: { _tag: "live" },
         tickIntervalMillis: 20,
         wallets: true,
         automation: true,
@@ -38,7 +50,12 @@ export const startLocalNet = async (slot: number, options: { readonly network?: 
       })
     )
   )
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const built = await Effect.runPromise(Effect.either(Layer.buildWithScope(layer, scope)))
+  if (built._tag === "Left") {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw new Error(`the LocalNet layout at offset ${portOffset} did not start: ${String(built.left)}`)
+  }
+  const context = built.right
   const runtime = Effect.runSync(Effect.provide(Node.NodeRuntime, context))
   const users = Effect.runSync(Effect.provide(Admin.UserManagement, context))
   const engine = await Effect.runPromise(runtime.engine)

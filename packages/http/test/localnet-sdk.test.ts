@@ -1,0 +1,80 @@
+/**
+ * The official Wallet SDK (@canton-network/wallet-sdk 1.4.0) against a node in LocalNet's layout,
+ * configured as its documented examples configure LocalNet (docs/wallet-integration-guide/examples:
+ * the self-signed `unsafe` token of `ledger-api-user` with LocalNet's audience and an empty scope,
+ * the registry through the validator's scan proxy) with only the ports shifted.
+ */
+import { CustomLogAdapter, SDK, type TokenProviderConfig } from "@canton-network/wallet-sdk"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+
+const sdkConfig = (node: LocalNetNode) => {
+  const auth: TokenProviderConfig = {
+    method: "self_signed",
+    issuer: "unsafe-auth",
+    credentials: { clientId: "ledger-api-user", clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
+  }
+  const validatorUrl = new URL(`http://localhost:${node.ports.validator}/api/validator`)
+  const registryUrl = new URL(`${validatorUrl.href}/v0/scan-proxy`)
+  // scan.localhost does not resolve on every machine; the flows below do not read scan directly.
+  const scanApiUrl = new URL(`http://scan.localhost:${node.ports.scan}/api/scan`)
+  return {
+    auth,
+    ledgerClientUrl: new URL(`http://localhost:${node.ports.appUserLedger}`),
+    token: { validatorUrl, registries: [registryUrl], auth },
+    amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
+    // Errors only: the SDK logs every token it signs at level info.
+    logAdapter: new CustomLogAdapter((level, ctx, message) => {
+      if (level === "error") console.error(message, ctx)
+    }),
+    registryUrl
+  }
+}
+
+describe("the Wallet SDK against --localnet", () => {
+  let node: LocalNetNode
+  beforeAll(async () => {
+    node = await startLocalNet(1)
+  })
+  afterAll(() => node.close())
+
+  const connect = async () => {
+    const config = sdkConfig(node)
+    return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  }
+
+  it("01: connects and lists the parties of the app user's participant", async () => {
+    const sdk = await connect()
+    const parties = await sdk.party.list()
+    expect(parties).toContain(node.operator)
+    expect(await sdk.ledger.ledgerEnd()).toBeGreaterThan(0)
+  })
+
+  it("02: allocates an internal party and taps Amulet for it", async () => {
+    const sdk = await connect()
+    const alice = await sdk.party.internal.allocate({ partyHint: "alice" })
+    await sdk.amulet.tapInternal("10000", { partyId: alice })
+    const utxos = await sdk.token.utxos.list({ partyId: alice })
+    const amulets = utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet")
+    expect(amulets.length).toBe(1)
+  })
+
+  // Needs exercising a choice by interface id on the ledger (issue 12, item 4): the SDK exercises
+  // TransferFactory_Transfer and TransferInstruction_Accept by their token-standard interface.
+  it.skip("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
+    const sdk = await connect()
+    const { registryUrl } = sdkConfig(node)
+    const sender = await sdk.party.internal.allocate({ partyHint: "sender" })
+    const receiver = await sdk.party.internal.allocate({ partyHint: "receiver" })
+    await sdk.amulet.tapInternal("5000", { partyId: sender })
+    const [transfer, transferDisclosed] = await sdk.token.transfer.create({ sender, recipient: receiver, instrumentId: "Amulet", registryUrl, amount: "2000" })
+    await sdk.ledger.internal.submit({ commands: [transfer], disclosedContracts: transferDisclosed, actAs: [sender] })
+    const pending = await sdk.token.transfer.pending(receiver)
+    expect(pending.length).toBe(1)
+    const [accept, acceptDisclosed] = await sdk.token.transfer.accept({ transferInstructionCid: pending[0]!.contractId, registryUrl })
+    await sdk.ledger.internal.submit({ commands: [accept], disclosedContracts: acceptDisclosed, actAs: [receiver] })
+    const received = await sdk.token.utxos.list({ partyId: receiver })
+    expect(received.map((u) => [u.interfaceViewValue.instrumentId.id, u.interfaceViewValue.amount])).toEqual([["Amulet", "2000.0000000000"]])
+    expect(await sdk.token.transfer.pending(receiver)).toEqual([])
+  })
+})
