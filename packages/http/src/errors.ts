@@ -507,6 +507,7 @@ export const describe = (error: HandlerError): Described => {
     case "AcsSnapshotNotFound":
     case "BulkObjectNotFound":
     case "InstrumentNotFound":
+    case "MemberTrafficNotFound":
       return fromCategory(standard(error.code, C.InvalidGivenCurrentSystemStateResourceMissing, error.message), error.message)
   }
 }
@@ -569,7 +570,8 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   LockedHoldingNotFound: true,
   AcsSnapshotNotFound: true,
   BulkObjectNotFound: true,
-  InstrumentNotFound: true
+  InstrumentNotFound: true,
+  MemberTrafficNotFound: true
 }
 
 const isHandledTag = (tag: string): tag is HandlerError["_tag"] => Object.prototype.hasOwnProperty.call(HANDLED_TAGS, tag)

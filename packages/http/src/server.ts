@@ -26,6 +26,7 @@ import { ScanUpstreamRoutes } from "./scan-upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
+import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -51,7 +52,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(

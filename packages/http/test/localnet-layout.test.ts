@@ -107,6 +107,33 @@ describe("a node in LocalNet's layout", () => {
     expect(unknown.json).toEqual({ error: expect.stringContaining("Coin2") })
   })
 
+  it("reports a participant's traffic on scan, and 404 for an unknown member", async () => {
+    const participant = ((await call(local(node.ports.appUserLedger, "/v2/parties/participant-id"), { token })).json as { participantId: string }).participantId
+    const connected = await call(local(node.ports.appUserLedger, `/v2/state/connected-synchronizers?party=${encodeURIComponent(node.operator)}`), { token })
+    const synchronizerId = (connected.json as { connectedSynchronizers: ReadonlyArray<{ synchronizerId: string }> }).connectedSynchronizers[0]!.synchronizerId
+    const path = (member: string) => `/api/scan/v0/domains/${encodeURIComponent(synchronizerId)}/members/${encodeURIComponent(member)}/traffic-status`
+    const status = await requestWithHost(node.ports.scan, "scan.localhost", path(`PAR::${participant}`))
+    expect(status.status).toBe(200)
+    const traffic = (status.json as { traffic_status: { actual: { total_consumed: number; total_limit: number }; target: { total_purchased: number } } }).traffic_status
+    expect(traffic.actual.total_limit).toBeGreaterThan(0)
+    expect(traffic.target.total_purchased).toBeGreaterThanOrEqual(traffic.actual.total_limit)
+    expect(traffic.actual.total_consumed).toBeLessThanOrEqual(traffic.actual.total_limit)
+    const unknown = await requestWithHost(node.ports.scan, "scan.localhost", path("PAR::nobody::1220aa"))
+    expect(unknown.status).toBe(404)
+    expect(unknown.json).toEqual({ error: expect.stringContaining("PAR::nobody::1220aa") })
+  })
+
+  it("accepts verbose: false next to updateFormat on /v2/updates/flats, refuses verbose: true", async () => {
+    const updateFormat = { includeTransactions: { eventFormat: { filtersByParty: { [node.operator]: {} } }, transactionShape: "TRANSACTION_SHAPE_ACS_DELTA" } }
+    const url = local(node.ports.appUserLedger, "/v2/updates/flats")
+    const quiet = await call(url, { token, body: { beginExclusive: 0, endInclusive: 1, updateFormat, verbose: false } })
+    expect(quiet.status).toBe(200)
+    expect(Array.isArray(quiet.json)).toBe(true)
+    const verbose = await call(url, { token, body: { beginExclusive: 0, endInclusive: 1, updateFormat, verbose: true } })
+    expect(verbose.status).toBe(400)
+    expect(verbose.text).toContain("verbose: must be unset or false when updateFormat is set")
+  })
+
   it("lists a tapped holding as splice-amulet's Amulet with instrument Amulet on the ledger", async () => {
     const tap = await call(local(node.ports.validator, "/api/validator/v0/wallet/tap"), { token, body: { amount: "100" } })
     expect(tap.status).toBe(200)
