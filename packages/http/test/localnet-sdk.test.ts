@@ -4,7 +4,7 @@
  * the self-signed `unsafe` token of `ledger-api-user` with LocalNet's audience and an empty scope,
  * the registry through the validator's scan proxy) with only the ports shifted.
  */
-import { CustomLogAdapter, SDK, type TokenProviderConfig } from "@canton-network/wallet-sdk"
+import { CustomLogAdapter, SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 
@@ -24,7 +24,7 @@ const sdkConfig = (node: LocalNetNode) => {
     token: { validatorUrl, registries: [registryUrl], auth },
     amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
     // Errors only: the SDK logs every token it signs at level info.
-    logAdapter: new CustomLogAdapter((level, ctx, message) => {
+    logAdapter: new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
       if (level === "error") console.error(message, ctx)
     }),
     registryUrl
@@ -48,6 +48,44 @@ describe("the Wallet SDK against --localnet", () => {
     const parties = await sdk.party.list()
     expect(parties).toContain(node.operator)
     expect(await sdk.ledger.ledgerEnd()).toBeGreaterThan(0)
+  })
+
+  it("01: submits Canton's built-in Ping for an internal party", async () => {
+    const sdk = await connect()
+    const party = await sdk.party.internal.allocate({ partyHint: "pinger" })
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    await sdk.ledger.internal.submit({
+      commands: [{ CreateCommand: { templateId, createArguments: { id: "ping-1", initiator: party, responder: party } } }],
+      actAs: [party]
+    })
+    const pings = await sdk.ledger.acs.read({ parties: [party], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => p.createArgument)).toEqual([{ id: "ping-1", initiator: party, responder: party }])
+  })
+
+  it("01-init: external parties (signed online and offline), Ping online and offline signed, tap and the Amulet holding", async () => {
+    const sdk = await connect()
+    const senderKeys = sdk.keys.generate()
+    const sender = await sdk.party.external.create(senderKeys.publicKey, { partyHint: "v1-01-alice" }).sign(senderKeys.privateKey).execute()
+    expect(sender.publicKeyFingerprint).toBe(await sdk.keys.fingerprint(senderKeys.publicKey))
+    const receiverKeys = sdk.keys.generate()
+    const receiverCreation = sdk.party.external.create(receiverKeys.publicKey, { partyHint: "v1-01-bob" })
+    const unsignedReceiver = await receiverCreation.topology()
+    const receiver = await receiverCreation.execute(signTransactionHash(unsignedReceiver.multiHash, receiverKeys.privateKey))
+    expect(await sdk.party.list()).toEqual(expect.arrayContaining([sender.partyId, receiver.partyId]))
+
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    const ping = (id: string) => [{ CreateCommand: { templateId, createArguments: { id, initiator: sender.partyId, responder: sender.partyId } } }]
+    await sdk.ledger.prepare({ partyId: sender.partyId, commands: ping("online"), disclosedContracts: [] }).sign(senderKeys.privateKey).execute({ partyId: sender.partyId })
+    const { response } = await sdk.ledger.prepare({ partyId: sender.partyId, commands: ping("offline"), disclosedContracts: [] }).toJSON()
+    const signed = sdk.ledger.fromSignature(response, signTransactionHash(response.preparedTransactionHash, senderKeys.privateKey))
+    await sdk.ledger.execute(signed, { partyId: sender.partyId })
+    const pings = await sdk.ledger.acs.read({ parties: [sender.partyId], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => (p.createArgument as { id: string }).id).sort()).toEqual(["offline", "online"])
+
+    const [tap, tapDisclosed] = await sdk.amulet.tap(sender.partyId, "10000")
+    await sdk.ledger.prepare({ partyId: sender.partyId, commands: tap, disclosedContracts: tapDisclosed }).sign(senderKeys.privateKey).execute({ partyId: sender.partyId })
+    const utxos = await sdk.token.utxos.list({ partyId: sender.partyId })
+    expect(utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet").length).toBe(1)
   })
 
   it("02: allocates an internal party and taps Amulet for it", async () => {
