@@ -10,7 +10,7 @@ import type { MemberTrafficPayload } from "../coin/traffic.ts"
 import type { SynchronizerNode } from "../coin-network.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
-import type { Topology } from "../topology.ts"
+import type { TopologyState } from "../topology.ts"
 import { contractsOf, createdOf } from "./contracts.ts"
 import { MemberTrafficNotFound } from "./errors.ts"
 import { ScanTemplates } from "./templates.ts"
@@ -24,7 +24,7 @@ export interface MemberTrafficStatus {
 /** What the read needs of the network (the scan's super validator's view). */
 export interface TrafficView {
   readonly synchronizers: ReadonlyArray<SynchronizerNode>
-  readonly topology: Topology
+  readonly topology: TopologyState
   readonly initialExtraTraffic: { readonly superValidator: number; readonly validator: number }
   readonly logic: ParticipantLogic
   readonly registry: TemplateRegistry
