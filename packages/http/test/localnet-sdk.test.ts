@@ -5,6 +5,9 @@
  * the registry through the validator's scan proxy) with only the ports shifted.
  */
 import { CustomLogAdapter, SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
+import { Socket } from "@effect/platform"
+import { NodeSocket } from "@effect/platform-node"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 
@@ -31,9 +34,24 @@ const sdkConfig = (node: LocalNetNode) => {
   }
 }
 
+/**
+ * The SDK's event streams use the global WebSocket, which Node has from version 22 on; on older
+ * Nodes the tests lend it the platform's Node implementation.
+ */
+const ensureGlobalWebSocket = () => {
+  if ("WebSocket" in globalThis) return
+  const make = Effect.runSync(Effect.provide(Socket.WebSocketConstructor, NodeSocket.layerWebSocketConstructor))
+  const NodeWebSocket = function (url: string, protocols?: string | Array<string>) {
+    return make(url, protocols)
+  } as unknown as typeof globalThis.WebSocket
+  Object.assign(NodeWebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 })
+  Object.assign(globalThis, { WebSocket: NodeWebSocket })
+}
+
 describe("the Wallet SDK against --localnet", () => {
   let node: LocalNetNode
   beforeAll(async () => {
+    ensureGlobalWebSocket()
     node = await startLocalNet(1)
   })
   afterAll(() => node.close())
@@ -95,6 +113,30 @@ describe("the Wallet SDK against --localnet", () => {
     const utxos = await sdk.token.utxos.list({ partyId: alice })
     const amulets = utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet")
     expect(amulets.length).toBe(1)
+  })
+
+  it("12: subscribes over the ledger's websocket to a party's updates filtered by an upstream template id", async () => {
+    const config = sdkConfig(node)
+    const sdk = await SDK.create({
+      auth: config.auth,
+      ledgerClientUrl: config.ledgerClientUrl,
+      amulet: config.amulet,
+      events: { websocketURL: `ws://${config.ledgerClientUrl.host}`, auth: config.auth },
+      logAdapter: config.logAdapter
+    })
+    const carol = await sdk.party.internal.allocate({ partyHint: "carol" })
+    await sdk.amulet.tapInternal("7", { partyId: carol })
+    const updates = sdk.events.updates({ partyId: carol, beginOffset: 0, templateIds: ["#splice-amulet:Splice.Amulet:Amulet"] })
+    try {
+      const first = await updates.next()
+      const update = (first.value as { update: { Transaction?: { value: { events: ReadonlyArray<{ CreatedEvent?: { templateId: string; packageName: string; createArgument: { amount: { initialAmount: string } } } }> } } } }).update
+      const created = (update.Transaction?.value.events ?? []).flatMap((e) => (e.CreatedEvent === undefined ? [] : [e.CreatedEvent]))
+      expect(created.map((c) => [c.packageName, c.templateId.split(":").slice(1).join(":"), c.createArgument.amount.initialAmount])).toEqual([
+        ["splice-amulet", "Splice.Amulet:Amulet", "7.0000000000"]
+      ])
+    } finally {
+      await updates.return?.(undefined)
+    }
   })
 
   // Needs exercising a choice by interface id on the ledger (issue 12, item 4): the SDK exercises

@@ -29,3 +29,13 @@ export const inbound = (names: NameTable, surface: SurfaceName, value: unknown):
 /** An answer's encoded JSON in the client's names. */
 export const outbound = (names: NameTable, value: unknown): unknown =>
   names.dialect === "spec" ? value : renameJson(value, names.outboundName)
+
+/** A websocket request message (JSON text) in the engine's names; text that is not JSON stays. */
+export const inboundText = (names: NameTable, surface: SurfaceName, text: string): string => {
+  if (names.dialect === "spec" || !RENAMED_INBOUND.has(surface)) return text
+  try {
+    return JSON.stringify(inbound(names, surface, JSON.parse(text)))
+  } catch {
+    return text
+  }
+}
