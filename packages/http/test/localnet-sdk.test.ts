@@ -10,6 +10,12 @@ import { NodeSocket } from "@effect/platform-node"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
+
+// Errors only: the SDK logs every token it signs at level info.
+const quietLogs = new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
+  if (level === "error") console.error(message, ctx)
+})
 
 const sdkConfig = (node: LocalNetNode) => {
   const auth: TokenProviderConfig = {
@@ -26,10 +32,7 @@ const sdkConfig = (node: LocalNetNode) => {
     ledgerClientUrl: new URL(`http://localhost:${node.ports.appUserLedger}`),
     token: { validatorUrl, registries: [registryUrl], auth },
     amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
-    // Errors only: the SDK logs every token it signs at level info.
-    logAdapter: new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
-      if (level === "error") console.error(message, ctx)
-    }),
+    logAdapter: quietLogs,
     registryUrl
   }
 }
@@ -139,6 +142,19 @@ describe("the Wallet SDK against --localnet", () => {
     }
   })
 
+  // Needs the prepared transaction as Canton's protobuf with the V2 hash (issue 12, item 6): the
+  // SDK decodes Sandnet's own canonical form as PreparedTransaction and fails ("illegal tag").
+  it.skip("11-hashing: the SDK recomputes the prepared tap's hash", async () => {
+    const sdk = await connect()
+    const keys = sdk.keys.generate()
+    const sender = await sdk.party.external.create(keys.publicKey, { partyHint: "v1-11-alice" }).sign(keys.privateKey).execute()
+    const [tap, tapDisclosed] = await sdk.amulet.tap(sender.partyId, "10000")
+    const prepared = sdk.ledger.prepare({ partyId: sender.partyId, commands: tap, disclosedContracts: tapDisclosed })
+    const { response } = await prepared.toJSON()
+    const hash = await sdk.utils.hash.preparedTransacation(response.preparedTransaction)
+    expect(hash.toBase64()).toBe(response.preparedTransactionHash)
+  })
+
   // Needs exercising a choice by interface id on the ledger (issue 12, item 4): the SDK exercises
   // TransferFactory_Transfer and TransferInstruction_Accept by their token-standard interface.
   it.skip("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
@@ -156,5 +172,32 @@ describe("the Wallet SDK against --localnet", () => {
     const received = await sdk.token.utxos.list({ partyId: receiver })
     expect(received.map((u) => [u.interfaceViewValue.instrumentId.id, u.interfaceViewValue.amount])).toEqual([["Amulet", "2000.0000000000"]])
     expect(await sdk.token.transfer.pending(receiver)).toEqual([])
+  })
+})
+
+describe("the Wallet SDK against a plain node (spec names, one port)", () => {
+  let node: WalletTestNode
+  beforeAll(async () => {
+    node = await startWalletNode()
+  })
+  afterAll(() => node.close())
+
+  it("allocates an external party and submits Ping signed online and offline", async () => {
+    const auth: TokenProviderConfig = {
+      method: "self_signed",
+      issuer: "unsafe-auth",
+      credentials: { clientId: "participant_admin", clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
+    }
+    const sdk = await SDK.create({ auth, ledgerClientUrl: new URL(node.url), logAdapter: quietLogs })
+    const keys = sdk.keys.generate()
+    const party = await sdk.party.external.create(keys.publicKey, { partyHint: "plain-alice" }).sign(keys.privateKey).execute()
+    expect(await sdk.party.list()).toContain(party.partyId)
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    const ping = (id: string) => [{ CreateCommand: { templateId, createArguments: { id, initiator: party.partyId, responder: party.partyId } } }]
+    await sdk.ledger.prepare({ partyId: party.partyId, commands: ping("online"), disclosedContracts: [] }).sign(keys.privateKey).execute({ partyId: party.partyId })
+    const { response } = await sdk.ledger.prepare({ partyId: party.partyId, commands: ping("offline"), disclosedContracts: [] }).toJSON()
+    await sdk.ledger.execute(sdk.ledger.fromSignature(response, signTransactionHash(response.preparedTransactionHash, keys.privateKey)), { partyId: party.partyId })
+    const pings = await sdk.ledger.acs.read({ parties: [party.partyId], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => (p.createArgument as { id: string }).id).sort()).toEqual(["offline", "online"])
   })
 })
