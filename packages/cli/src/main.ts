@@ -43,6 +43,10 @@ const startCommand = Command.make(
     secret: Options.text("secret").pipe(Options.withDefault("unsafe"), Options.withDescription("the HS256 secret of dev tokens")),
     validatorWalletUser: Options.text("validator-wallet-user").pipe(Options.withDefault("operator")),
     logRequests: Options.boolean("log-requests").pipe(Options.withDescription("log one line per HTTP request")),
+    localnet: Options.boolean("localnet").pipe(
+      Options.withDescription("LocalNet's layout and names (ledger 2975 / 3975, validator 2000, scan.localhost:4000, registry 5003, user ledger-api-user, Amulet): code written for LocalNet runs unchanged")
+    ),
+    portOffset: Options.integer("port-offset").pipe(Options.withDefault(0), Options.withDescription("with --localnet: shifts every port of the layout by this much")),
     cluster: Options.text("cluster").pipe(
       Options.optional,
       Options.withDescription("join a network spread over processes: the cluster's schema on the --database-url server; --node-name is this process's node (sv1, validator2, ...)")

@@ -8,7 +8,8 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
-import { LedgerApiConfig, NodeRoutes, baseUrl, serve, StorageRoutes } from "@sandnet/http"
+import { LedgerApiConfig, LOCALNET_USER, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http"
+import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,
   clusterNodeSchema,
@@ -45,9 +46,12 @@ export interface StartOptions extends StorageOptions {
    * `nodeName` is this process's node (sv1, validator2, ...). docs/storage.md.
    */
   readonly cluster?: Option.Option<string>
-  /** The network's shape when this process is the first of its cluster to start. */
+  /** The network's shape, on sv1's process (it decides; cluster/shape.ts). */
   readonly superValidators?: number | undefined
   readonly validators?: number | undefined
+  /** LocalNet's layout and upstream names (packages/http/src/localnet), shifted by `portOffset`. */
+  readonly localnet?: boolean
+  readonly portOffset?: number
 }
 
 /** The options of a node of a cluster, or a message saying what is wrong with them. */
@@ -88,11 +92,15 @@ const ensureOperatorUser = (user: string, node: string | undefined) =>
     return operator
   })
 
-export const start = (options: StartOptions) =>
+export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
+    const localnet = given.localnet === true
+    // LocalNet's ledger and wallet user is ledger-api-user (the validator operator's).
+    const options: StartOptions = localnet ? { ...given, validatorWalletUser: LOCALNET_USER } : given
     const cluster = clusterOf(options)
     if (typeof cluster === "string") return yield* Effect.fail(new Error(cluster))
+    if (localnet && cluster !== undefined) return yield* Effect.fail(new Error("--localnet runs one node with LocalNet's layout: leave out --cluster"))
     const choice: StorageChoice =
       cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
     const marks = { storage: started, engine: started }
@@ -117,7 +125,11 @@ export const start = (options: StartOptions) =>
       Layer.tap(() => Effect.sync(() => void (marks.engine = performance.now())))
     )
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
-    const layer = serve(Layer.mergeAll(NodeRoutes, StorageRoutes), { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } }).pipe(
+    const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
+    const served = localnet
+      ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests })
+      : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } })
+    const layer = served.pipe(
       Layer.provideMerge(users),
       Layer.provideMerge(runtime),
       // a node of a cluster serves its own participant on /v2
@@ -141,11 +153,9 @@ export const start = (options: StartOptions) =>
           ? []
           : [`  cluster    node ${options.nodeName} of the network in schema ${cluster.cluster}${engine.cluster?.hostsSynchronizers === true ? " (runs the synchronizers)" : ""}`]),
         `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${resumed} journal entries replayed, ledger end ${(cluster === undefined ? network.validators[0] : [...network.validators, ...network.superValidators].find((n) => n.name === options.nodeName))?.participant.logic.ledgerEnd ?? 0}`}`,
-        `  scan       ${url}/api/scan`,
-        `  wallet     ${url}/api/validator`,
-        `  registry   ${url}/registry`,
-        `  ledger     ${url}/v2`,
-        `  docs       ${url}/docs`,
+        ...(localnet
+          ? localNetLines(options.portOffset ?? 0)
+          : [`  scan       ${url}/api/scan`, `  wallet     ${url}/api/validator`, `  registry   ${url}/registry`, `  ledger     ${url}/v2`, `  docs       ${url}/docs`]),
         `operator party (wallet user "${options.validatorWalletUser}"): ${operator}`,
         `token:       npx sandnet token --user ${options.validatorWalletUser}${options.secret === "unsafe" ? "" : " --secret <secret>"}`
       ]

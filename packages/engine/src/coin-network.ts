@@ -21,6 +21,7 @@ import {
 
 import { ALL_PACKAGES, bootstrapRound, defaultCoinConfig, genesisCommands, type GenesisParameters } from "./coin/index.ts"
 import { ExternalPartySetupPackage } from "./coin/external-party-setup.ts"
+import { PingPackage } from "./builtin/ping.ts"
 import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/rules.ts"
 import { TemplateRegistry } from "./ledger/template.ts"
 import { Network } from "./network/network.ts"
@@ -103,7 +104,8 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
     invariant(config.superValidators >= 1, "a network needs at least one super validator")
     invariant(config.synchronizers.length >= 1, "a network needs at least one synchronizer")
     const topology = yield* Topology
-    const registry = new TemplateRegistry([...ALL_PACKAGES, ExternalPartySetupPackage])
+    // Canton's built-in Ping is on every participant, next to the coin's packages.
+    const registry = new TemplateRegistry([...ALL_PACKAGES, ExternalPartySetupPackage, PingPackage])
     const synchronizers = yield* makeSynchronizers(config, topology)
     const defaultSynchronizer = synchronizers[0]!.info.synchronizerId
 

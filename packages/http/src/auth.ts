@@ -9,7 +9,8 @@
  * - otherwise (dev mode): HS256 signed with the node's secret (default `unsafe`); `aud` must
  *   include `AuthConfig.audience` when one is configured.
  * In both cases `exp` and `nbf` are checked, `sub` names the ledger user, and a `scope` claim, when
- * present, must contain `daml_ledger_api`.
+ * present, must contain `daml_ledger_api`, unless it is empty and the token has an `aud` (an
+ * audience-based token, as Canton accepts).
  *
  * The ledger surface then resolves the user in UserManagement: it must exist and be active (403
  * PERMISSION_DENIED otherwise, as the ledger API answers). Handlers read the result from the
@@ -206,8 +207,10 @@ const joseReason = (error: unknown): string => {
 const checkSubjectAndScope = (claims: JWTPayload): Effect.Effect<string, Unauthenticated> => {
   const scope = claims["scope"]
   if (scope !== undefined) {
-    const scopes = typeof scope === "string" ? scope.split(" ") : Array.isArray(scope) ? scope.map(String) : []
-    if (!scopes.includes(LEDGER_API_SCOPE)) {
+    const scopes = (typeof scope === "string" ? scope.split(" ") : Array.isArray(scope) ? scope.map(String) : []).filter((s) => s !== "")
+    // Canton accepts audience-based tokens, whose scope is empty (LocalNet's SDK config sends `scope: ""`).
+    const audienceBased = scopes.length === 0 && claims.aud !== undefined
+    if (!audienceBased && !scopes.includes(LEDGER_API_SCOPE)) {
       return Effect.fail(new Unauthenticated({ reason: `the scope claim must contain ${LEDGER_API_SCOPE}` }))
     }
   }

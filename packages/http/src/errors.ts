@@ -508,6 +508,7 @@ export const describe = (error: HandlerError): Described => {
     case "AcsSnapshotNotTakenAt":
     case "BulkObjectNotFound":
     case "InstrumentNotFound":
+    case "MemberTrafficNotFound":
       return fromCategory(standard(error.code, C.InvalidGivenCurrentSystemStateResourceMissing, error.message), error.message)
   }
 }
@@ -571,7 +572,8 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   AcsSnapshotNotFound: true,
   AcsSnapshotNotTakenAt: true,
   BulkObjectNotFound: true,
-  InstrumentNotFound: true
+  InstrumentNotFound: true,
+  MemberTrafficNotFound: true
 }
 
 const isHandledTag = (tag: string): tag is HandlerError["_tag"] => Object.prototype.hasOwnProperty.call(HANDLED_TAGS, tag)

@@ -57,3 +57,16 @@ export {
 } from "./surface.ts"
 export { baseUrl, layerMemory, NodeRoutes, serve, type ServeOptions } from "./server.ts"
 export { SandnetStorageGroup, StorageRoutes } from "./sandnet-storage.ts"
+export { Dialect, nameTableOf, specNames, upstreamNames, type DialectName, type NameTable } from "./dialect/index.ts"
+export {
+  LOCALNET_AUDIENCE,
+  LOCALNET_PORTS,
+  LOCALNET_SECRET,
+  LOCALNET_USER,
+  localNetPorts,
+  SCAN_HOST,
+  serveLocalNet,
+  type LocalNetOptions,
+  type LocalNetPorts
+} from "./localnet/layout.ts"
+export { ScanProxyGroup, ScanProxyRoutes } from "./wallet/scan-proxy.ts"

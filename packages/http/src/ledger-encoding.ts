@@ -186,7 +186,8 @@ export const updateFormatOfRequest = (
   if (request.updateFormat !== undefined) {
     if (options.trees === true) return Either.left(invalidBody("updateFormat", "must be unset for transaction trees; use filter"))
     if (request.filter !== undefined) return Either.left(invalidBody("filter", "must be unset when updateFormat is set"))
-    if (request.verbose !== undefined) return Either.left(invalidBody("verbose", "must be unset when updateFormat is set"))
+    // Canton refuses only verbose: true next to updateFormat (the SDK sends verbose: false).
+    if (request.verbose === true) return Either.left(invalidBody("verbose", "must be unset or false when updateFormat is set"))
     return toUpdateFormat(request.updateFormat, "updateFormat")
   }
   if (request.filter === undefined) return Either.left(invalidBody("updateFormat", "is missing (or the deprecated filter)"))

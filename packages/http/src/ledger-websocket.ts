@@ -9,6 +9,7 @@
 import { HttpServerRequest, Socket } from "@effect/platform"
 import { Effect, Either, Fiber, Option, Queue, Schema } from "effect"
 import { AuthenticatedUser } from "./auth.ts"
+import { Dialect, inboundText, outbound } from "./dialect/index.ts"
 import { describeUnknown, InvalidRequest, toJsCantonError } from "./errors.ts"
 import { LedgerApiConfig, type LedgerNode } from "./ledger-context.ts"
 import type { EngineInstance } from "@sandnet/node"
@@ -99,6 +100,7 @@ export const serveWebSocket = <S, E, R>(node: LedgerNode, stream: WebSocketStrea
       })
     )
     const settings = yield* LedgerApiConfig
+    const names = yield* Dialect
     const access = yield* AuthenticatedUser
     yield* Effect.scoped(
       Effect.gen(function* () {
@@ -112,14 +114,14 @@ export const serveWebSocket = <S, E, R>(node: LedgerNode, stream: WebSocketStrea
         // A client gone away is not an error of the node: writes to it are dropped.
         const send = (text: string) => Effect.catchAll(write(text), () => Effect.void)
         const close = Effect.catchAll(write(new Socket.CloseEvent(1000, "")), () => Effect.void)
-        const started = yield* Effect.either(stream.start(first.value).pipe(Effect.provideService(AuthenticatedUser, access)))
+        const started = yield* Effect.either(stream.start(inboundText(names, "ledger", first.value)).pipe(Effect.provideService(AuthenticatedUser, access)))
         if (Either.isLeft(started)) {
           yield* send(errorMessage(started.left))
           return yield* close
         }
         const { engine } = started.right
         let state = started.right.state
-        for (const item of started.right.items) yield* send(JSON.stringify(item))
+        for (const item of started.right.items) yield* send(JSON.stringify(outbound(names, item)))
         while (stream.open(state)) {
           yield* Effect.sleep(settings.pollMillis)
           if (yield* closed()) return
@@ -127,7 +129,7 @@ export const serveWebSocket = <S, E, R>(node: LedgerNode, stream: WebSocketStrea
           const next = stream.more(state)
           if (next === undefined) continue
           state = next.state
-          for (const item of next.items) yield* send(JSON.stringify(item))
+          for (const item of next.items) yield* send(JSON.stringify(outbound(names, item)))
         }
         yield* close
         yield* Fiber.interrupt(reader)

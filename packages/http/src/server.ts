@@ -10,7 +10,7 @@
  * `NodeRoutes` are the routes this package implements; the engine's handlers are further route
  * Layers (made with `bind`) merged next to them. `serve` puts routes on a Node HTTP listener.
  */
-import { HttpLayerRouter, HttpServer } from "@effect/platform"
+import { HttpLayerRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage } from "node:http"
@@ -24,6 +24,9 @@ import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNode
 import { WalletRoutes } from "./wallet.ts"
 import { ScanUpstreamRoutes } from "./scan-upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
+import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
+import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
+import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -49,11 +52,24 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, RegistryRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+
+/** Wraps the whole app, before routing (e.g. a Host check). */
+export type AppMiddleware = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest>
+
+/** The validator forwards its scan proxy's registry calls to scan: they route as `/registry/...`. */
+const rewriteScanProxyRegistry: AppMiddleware = (app) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const url = scanProxyRegistryPath(request.url)
+    return url === request.url ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request.modify({ url }))
+  })
 
 export interface ServeOptions {
   readonly http?: Partial<HttpNodeSettings> | undefined
   readonly auth?: Partial<AuthSettings> | undefined
+  readonly middleware?: AppMiddleware | undefined
 }
 
 /**
@@ -68,7 +84,11 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     // find-my-way's default limit of 100 would answer them 404 before any route runs.
     routerConfig: { maxParamLength: 1024 },
     disableLogger: !settings.logRequests,
-    disableListenLog: true
+    disableListenLog: true,
+    middleware: (app) => {
+      const outer = options.middleware
+      return outer === undefined ? rewriteScanProxyRegistry(app) : outer(rewriteScanProxyRegistry(app))
+    }
   }).pipe(
     Layer.provide(Authenticator.layer),
     Layer.provide(HttpNodeConfig.layer(settings)),

@@ -35,6 +35,7 @@ import { Cause, Context, Effect, Layer, Option, ParseResult, Schema } from "effe
 import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
+import { Dialect, inbound, outbound } from "./dialect/index.ts"
 import {
   InvalidRequest,
   NotImplemented,
@@ -376,6 +377,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
 
   const program = Effect.gen(function* () {
     const settings = yield* HttpNodeConfig
+    const names = yield* Dialect
     const request = yield* HttpServerRequest.HttpServerRequest
     const auth = yield* authenticate(mode, request)
     const route = yield* HttpLayerRouter.RouteContext
@@ -383,7 +385,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
     const input: Record<string, unknown> = { request }
     if (endpoint.pathSchema._tag === "Some") {
       const schema = endpoint.pathSchema.value as Schema.Schema<unknown, unknown, never>
-      input["path"] = yield* decodeWith(schema, route.params, "path parameter", (error) => {
+      input["path"] = yield* decodeWith(schema, inbound(names, surface.name, route.params), "path parameter", (error) => {
         const key = firstKey(error)
         return key === undefined ? undefined : surface.displayParam(key)
       })
@@ -399,7 +401,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
     if (endpoint.payloadSchema._tag === "Some" && hasBody) {
       const schema = endpoint.payloadSchema.value as Schema.Schema<unknown, unknown, never>
       const raw = yield* readPayload(request, schema, settings.maxRequestBytes)
-      input["payload"] = yield* decodeWith(schema, raw, "body")
+      input["payload"] = yield* decodeWith(schema, inbound(names, surface.name, raw), "body")
     }
     const answer = yield* Effect.provide(handler(input as Request<E>), auth)
     const headers = options?.successHeaders?.(input) ?? {}
@@ -411,7 +413,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
       case "Uint8Array":
         return HttpServerResponse.uint8Array(encoded as Uint8Array, { status, contentType: successEncoding.contentType, headers })
       default:
-        return yield* Effect.orDie(HttpServerResponse.json(encoded, { status, contentType: successEncoding.contentType, headers }))
+        return yield* Effect.orDie(HttpServerResponse.json(outbound(names, encoded), { status, contentType: successEncoding.contentType, headers }))
     }
   })
 

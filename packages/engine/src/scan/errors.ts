@@ -122,6 +122,18 @@ export class InstrumentNotFound extends Schema.TaggedError<InstrumentNotFound>()
   }
 }
 
+/** A member's traffic on a synchronizer: the synchronizer or the member is not known. */
+export class MemberTrafficNotFound extends Schema.TaggedError<MemberTrafficNotFound>()("MemberTrafficNotFound", {
+  detail: Schema.String
+}) {
+  get code(): string {
+    return "MEMBER_TRAFFIC_NOT_FOUND"
+  }
+  override get message() {
+    return this.detail
+  }
+}
+
 /** Everything a scan or registry read fails with that is not a core error. */
 export type ScanReadError =
   | UpdateNotFound
@@ -134,3 +146,4 @@ export type ScanReadError =
   | AcsSnapshotNotTakenAt
   | BulkObjectNotFound
   | InstrumentNotFound
+  | MemberTrafficNotFound

@@ -40,7 +40,7 @@ const beingReassigned = (contractId: string, what: string): ContractNotActive =>
   new ContractNotActive({ contractId, reason: `${what} is being reassigned to another synchronizer; retry once it is assigned` })
 
 /** An active contract that must be disclosed: 409 while it is in flight. */
-const requireAssigned = (
+export const requireAssigned = (
   known: KnownContract | undefined,
   what: string
 ): Either.Either<ActiveContract | undefined, ContractNotActive> => {
@@ -50,7 +50,7 @@ const requireAssigned = (
 }
 
 /** The newest open mining round that has opened (the one transfers use). */
-const latestUsableOpenRound = (context: RegistryContext): KnownContract | undefined => {
+export const latestUsableOpenRound = (context: RegistryContext): KnownContract | undefined => {
   let best: KnownContract | undefined
   let bestRound = -1
   for (const c of contractsOf(context.logic, context.registry, ScanTemplates.openMiningRound, context.dso)) {

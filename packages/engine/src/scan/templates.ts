@@ -12,6 +12,7 @@ export const ScanTemplates = {
   transferPreapproval: "#splice-coin:Splice.CoinRules:TransferPreapproval",
   externalPartyCoinRules: "#splice-coin:Splice.ExternalPartyCoinRules:ExternalPartyCoinRules",
   featuredAppRight: "#splice-coin:Splice.Coin:FeaturedAppRight",
+  memberTraffic: "#splice-coin:Splice.DecentralizedSynchronizer:MemberTraffic",
   coin: "#splice-coin:Splice.Coin:Coin",
   lockedCoin: "#splice-coin:Splice.Coin:LockedCoin",
   coinTransferInstruction: "#splice-coin:Splice.CoinTransferInstruction:CoinTransferInstruction",

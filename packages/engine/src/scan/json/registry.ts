@@ -43,7 +43,8 @@ export interface ChoiceContextJson {
 /** Keys of the choice context, as Splice's registry names them with the product renamed. */
 export const ChoiceContextKeys = { coinRules: ContextKeys.coinRules, openRound: ContextKeys.openRound, expireLock: "expire-lock" } as const
 
-const disclosed = (contract: ActiveContract, excludeDebugFields: boolean): DisclosedContractJson => ({
+/** A contract as a choice context discloses it (with debug fields unless excluded). */
+export const disclosedContract = (contract: ActiveContract, excludeDebugFields: boolean): DisclosedContractJson => ({
   templateId: contract.created.templateId,
   contractId: contract.created.contractId,
   createdEventBlob: createdEventBlob(contract),
@@ -70,9 +71,9 @@ export const renderChoiceContext = (context: TransferInstructionContext, exclude
           }
         },
         disclosedContracts: [
-          disclosed(context.coinRules, excludeDebugFields),
-          disclosed(context.openRound, excludeDebugFields),
-          disclosed(context.lockedHolding, excludeDebugFields)
+          disclosedContract(context.coinRules, excludeDebugFields),
+          disclosedContract(context.openRound, excludeDebugFields),
+          disclosedContract(context.lockedHolding, excludeDebugFields)
         ]
       }
 

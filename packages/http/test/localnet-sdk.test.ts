@@ -1,0 +1,203 @@
+/**
+ * The official Wallet SDK (@canton-network/wallet-sdk 1.4.0) against a node in LocalNet's layout,
+ * configured as its documented examples configure LocalNet (docs/wallet-integration-guide/examples:
+ * the self-signed `unsafe` token of `ledger-api-user` with LocalNet's audience and an empty scope,
+ * the registry through the validator's scan proxy) with only the ports shifted.
+ */
+import { CustomLogAdapter, SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
+import { Socket } from "@effect/platform"
+import { NodeSocket } from "@effect/platform-node"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
+
+// Errors only: the SDK logs every token it signs at level info.
+const quietLogs = new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
+  if (level === "error") console.error(message, ctx)
+})
+
+const sdkConfig = (node: LocalNetNode) => {
+  const auth: TokenProviderConfig = {
+    method: "self_signed",
+    issuer: "unsafe-auth",
+    credentials: { clientId: "ledger-api-user", clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
+  }
+  const validatorUrl = new URL(`http://localhost:${node.ports.validator}/api/validator`)
+  const registryUrl = new URL(`${validatorUrl.href}/v0/scan-proxy`)
+  // scan.localhost does not resolve on every machine; the flows below do not read scan directly.
+  const scanApiUrl = new URL(`http://scan.localhost:${node.ports.scan}/api/scan`)
+  return {
+    auth,
+    ledgerClientUrl: new URL(`http://localhost:${node.ports.appUserLedger}`),
+    token: { validatorUrl, registries: [registryUrl], auth },
+    amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
+    logAdapter: quietLogs,
+    registryUrl
+  }
+}
+
+/**
+ * The SDK's event streams use the global WebSocket, which Node has from version 22 on; on older
+ * Nodes the tests lend it the platform's Node implementation.
+ */
+const ensureGlobalWebSocket = () => {
+  if ("WebSocket" in globalThis) return
+  const make = Effect.runSync(Effect.provide(Socket.WebSocketConstructor, NodeSocket.layerWebSocketConstructor))
+  const NodeWebSocket = function (url: string, protocols?: string | Array<string>) {
+    return make(url, protocols)
+  } as unknown as typeof globalThis.WebSocket
+  Object.assign(NodeWebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 })
+  Object.assign(globalThis, { WebSocket: NodeWebSocket })
+}
+
+describe("the Wallet SDK against --localnet", () => {
+  let node: LocalNetNode
+  beforeAll(async () => {
+    ensureGlobalWebSocket()
+    node = await startLocalNet(1)
+  })
+  afterAll(() => node.close())
+
+  const connect = async () => {
+    const config = sdkConfig(node)
+    return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  }
+
+  it("01: connects and lists the parties of the app user's participant", async () => {
+    const sdk = await connect()
+    const parties = await sdk.party.list()
+    expect(parties).toContain(node.operator)
+    expect(await sdk.ledger.ledgerEnd()).toBeGreaterThan(0)
+  })
+
+  it("01: submits Canton's built-in Ping for an internal party", async () => {
+    const sdk = await connect()
+    const party = await sdk.party.internal.allocate({ partyHint: "pinger" })
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    await sdk.ledger.internal.submit({
+      commands: [{ CreateCommand: { templateId, createArguments: { id: "ping-1", initiator: party, responder: party } } }],
+      actAs: [party]
+    })
+    const pings = await sdk.ledger.acs.read({ parties: [party], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => p.createArgument)).toEqual([{ id: "ping-1", initiator: party, responder: party }])
+  })
+
+  it("01-init: external parties (signed online and offline), Ping online and offline signed, tap and the Amulet holding", async () => {
+    const sdk = await connect()
+    const senderKeys = sdk.keys.generate()
+    const sender = await sdk.party.external.create(senderKeys.publicKey, { partyHint: "v1-01-alice" }).sign(senderKeys.privateKey).execute()
+    expect(sender.publicKeyFingerprint).toBe(await sdk.keys.fingerprint(senderKeys.publicKey))
+    const receiverKeys = sdk.keys.generate()
+    const receiverCreation = sdk.party.external.create(receiverKeys.publicKey, { partyHint: "v1-01-bob" })
+    const unsignedReceiver = await receiverCreation.topology()
+    const receiver = await receiverCreation.execute(signTransactionHash(unsignedReceiver.multiHash, receiverKeys.privateKey))
+    expect(await sdk.party.list()).toEqual(expect.arrayContaining([sender.partyId, receiver.partyId]))
+
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    const ping = (id: string) => [{ CreateCommand: { templateId, createArguments: { id, initiator: sender.partyId, responder: sender.partyId } } }]
+    await sdk.ledger.prepare({ partyId: sender.partyId, commands: ping("online"), disclosedContracts: [] }).sign(senderKeys.privateKey).execute({ partyId: sender.partyId })
+    const { response } = await sdk.ledger.prepare({ partyId: sender.partyId, commands: ping("offline"), disclosedContracts: [] }).toJSON()
+    const signed = sdk.ledger.fromSignature(response, signTransactionHash(response.preparedTransactionHash, senderKeys.privateKey))
+    await sdk.ledger.execute(signed, { partyId: sender.partyId })
+    const pings = await sdk.ledger.acs.read({ parties: [sender.partyId], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => (p.createArgument as { id: string }).id).sort()).toEqual(["offline", "online"])
+
+    const [tap, tapDisclosed] = await sdk.amulet.tap(sender.partyId, "10000")
+    await sdk.ledger.prepare({ partyId: sender.partyId, commands: tap, disclosedContracts: tapDisclosed }).sign(senderKeys.privateKey).execute({ partyId: sender.partyId })
+    const utxos = await sdk.token.utxos.list({ partyId: sender.partyId })
+    expect(utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet").length).toBe(1)
+  })
+
+  it("02: allocates an internal party and taps Amulet for it", async () => {
+    const sdk = await connect()
+    const alice = await sdk.party.internal.allocate({ partyHint: "alice" })
+    await sdk.amulet.tapInternal("10000", { partyId: alice })
+    const utxos = await sdk.token.utxos.list({ partyId: alice })
+    const amulets = utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet")
+    expect(amulets.length).toBe(1)
+  })
+
+  it("12: subscribes over the ledger's websocket to a party's updates filtered by an upstream template id", async () => {
+    const config = sdkConfig(node)
+    const sdk = await SDK.create({
+      auth: config.auth,
+      ledgerClientUrl: config.ledgerClientUrl,
+      amulet: config.amulet,
+      events: { websocketURL: `ws://${config.ledgerClientUrl.host}`, auth: config.auth },
+      logAdapter: config.logAdapter
+    })
+    const carol = await sdk.party.internal.allocate({ partyHint: "carol" })
+    await sdk.amulet.tapInternal("7", { partyId: carol })
+    const updates = sdk.events.updates({ partyId: carol, beginOffset: 0, templateIds: ["#splice-amulet:Splice.Amulet:Amulet"] })
+    try {
+      const first = await updates.next()
+      const update = (first.value as { update: { Transaction?: { value: { events: ReadonlyArray<{ CreatedEvent?: { templateId: string; packageName: string; createArgument: { amount: { initialAmount: string } } } }> } } } }).update
+      const created = (update.Transaction?.value.events ?? []).flatMap((e) => (e.CreatedEvent === undefined ? [] : [e.CreatedEvent]))
+      expect(created.map((c) => [c.packageName, c.templateId.split(":").slice(1).join(":"), c.createArgument.amount.initialAmount])).toEqual([
+        ["splice-amulet", "Splice.Amulet:Amulet", "7.0000000000"]
+      ])
+    } finally {
+      await updates.return?.(undefined)
+    }
+  })
+
+  // Needs the prepared transaction as Canton's protobuf with the V2 hash (issue 12, item 6): the
+  // SDK decodes Sandnet's own canonical form as PreparedTransaction and fails ("illegal tag").
+  it.skip("11-hashing: the SDK recomputes the prepared tap's hash", async () => {
+    const sdk = await connect()
+    const keys = sdk.keys.generate()
+    const sender = await sdk.party.external.create(keys.publicKey, { partyHint: "v1-11-alice" }).sign(keys.privateKey).execute()
+    const [tap, tapDisclosed] = await sdk.amulet.tap(sender.partyId, "10000")
+    const prepared = sdk.ledger.prepare({ partyId: sender.partyId, commands: tap, disclosedContracts: tapDisclosed })
+    const { response } = await prepared.toJSON()
+    const hash = await sdk.utils.hash.preparedTransacation(response.preparedTransaction)
+    expect(hash.toBase64()).toBe(response.preparedTransactionHash)
+  })
+
+  // Needs exercising a choice by interface id on the ledger (issue 12, item 4): the SDK exercises
+  // TransferFactory_Transfer and TransferInstruction_Accept by their token-standard interface.
+  it.skip("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
+    const sdk = await connect()
+    const { registryUrl } = sdkConfig(node)
+    const sender = await sdk.party.internal.allocate({ partyHint: "sender" })
+    const receiver = await sdk.party.internal.allocate({ partyHint: "receiver" })
+    await sdk.amulet.tapInternal("5000", { partyId: sender })
+    const [transfer, transferDisclosed] = await sdk.token.transfer.create({ sender, recipient: receiver, instrumentId: "Amulet", registryUrl, amount: "2000" })
+    await sdk.ledger.internal.submit({ commands: [transfer], disclosedContracts: transferDisclosed, actAs: [sender] })
+    const pending = await sdk.token.transfer.pending(receiver)
+    expect(pending.length).toBe(1)
+    const [accept, acceptDisclosed] = await sdk.token.transfer.accept({ transferInstructionCid: pending[0]!.contractId, registryUrl })
+    await sdk.ledger.internal.submit({ commands: [accept], disclosedContracts: acceptDisclosed, actAs: [receiver] })
+    const received = await sdk.token.utxos.list({ partyId: receiver })
+    expect(received.map((u) => [u.interfaceViewValue.instrumentId.id, u.interfaceViewValue.amount])).toEqual([["Amulet", "2000.0000000000"]])
+    expect(await sdk.token.transfer.pending(receiver)).toEqual([])
+  })
+})
+
+describe("the Wallet SDK against a plain node (spec names, one port)", () => {
+  let node: WalletTestNode
+  beforeAll(async () => {
+    node = await startWalletNode()
+  })
+  afterAll(() => node.close())
+
+  it("allocates an external party and submits Ping signed online and offline", async () => {
+    const auth: TokenProviderConfig = {
+      method: "self_signed",
+      issuer: "unsafe-auth",
+      credentials: { clientId: "participant_admin", clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
+    }
+    const sdk = await SDK.create({ auth, ledgerClientUrl: new URL(node.url), logAdapter: quietLogs })
+    const keys = sdk.keys.generate()
+    const party = await sdk.party.external.create(keys.publicKey, { partyHint: "plain-alice" }).sign(keys.privateKey).execute()
+    expect(await sdk.party.list()).toContain(party.partyId)
+    const templateId = "#canton-builtin-admin-workflow-ping:Canton.Internal.Ping:Ping"
+    const ping = (id: string) => [{ CreateCommand: { templateId, createArguments: { id, initiator: party.partyId, responder: party.partyId } } }]
+    await sdk.ledger.prepare({ partyId: party.partyId, commands: ping("online"), disclosedContracts: [] }).sign(keys.privateKey).execute({ partyId: party.partyId })
+    const { response } = await sdk.ledger.prepare({ partyId: party.partyId, commands: ping("offline"), disclosedContracts: [] }).toJSON()
+    await sdk.ledger.execute(sdk.ledger.fromSignature(response, signTransactionHash(response.preparedTransactionHash, keys.privateKey)), { partyId: party.partyId })
+    const pings = await sdk.ledger.acs.read({ parties: [party.partyId], templateIds: [templateId], filterByParty: true })
+    expect(pings.map((p) => (p.createArgument as { id: string }).id).sort()).toEqual(["offline", "online"])
+  })
+})
