@@ -88,7 +88,7 @@ const measure = async (target: Target, seconds: number, agent: http.Agent): Prom
   return completed / ((performance.now() - started) / 1000)
 }
 
-const startBareServer = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+export const startBareServer = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
   const payload = JSON.stringify({ ok: true, round: 1 })
   const server = http.createServer((_request, response) => {
     response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) })
@@ -101,7 +101,7 @@ const startBareServer = async (): Promise<{ readonly url: string; readonly close
 }
 
 /** `sandnet start --in-memory`, in this process, on a free port. */
-const startNode = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+export const startNode = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
   const scope = Effect.runSync(Scope.make())
   const storage = nodeStorageLayer.pipe(Layer.provideMerge(EventStore.memory))
   const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true }).pipe(Layer.provideMerge(storage))
@@ -112,7 +112,7 @@ const startNode = async (): Promise<{ readonly url: string; readonly close: () =
   return { url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-const json = async (url: string, init: { readonly method?: string; readonly token?: string; readonly body?: unknown } = {}): Promise<unknown> => {
+export const json = async (url: string, init: { readonly method?: string; readonly token?: string; readonly body?: unknown } = {}): Promise<unknown> => {
   const response = await fetch(url, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
     headers: { ...(init.token === undefined ? {} : { authorization: `Bearer ${init.token}` }), ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
