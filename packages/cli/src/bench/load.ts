@@ -14,6 +14,8 @@ import { json, startBareServer, startNode } from "./http.ts"
 export interface LoadLatencies {
   readonly requests: number
   readonly perSecond: number
+  /** CPU time of this process (server and clients) per request: steadier than rates on a shared machine. */
+  readonly cpuMillisPerRequest: number
   readonly p50Millis: number
   readonly p99Millis: number
 }
@@ -69,15 +71,27 @@ const request = (agent: http.Agent, url: URL, method: string, headers: Record<st
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!)
 
-const summarize = (millis: ReadonlyArray<number>, seconds: number): LoadLatencies => {
+const summarize = (millis: ReadonlyArray<number>, run: Driven): LoadLatencies => {
   const sorted = [...millis].sort((a, b) => a - b)
   const round = (n: number) => Math.round(n * 10) / 10
-  return { requests: sorted.length, perSecond: Math.round(sorted.length / seconds), p50Millis: round(percentile(sorted, 50)), p99Millis: round(percentile(sorted, 99)) }
+  return {
+    requests: sorted.length,
+    perSecond: Math.round(sorted.length / run.seconds),
+    cpuMillisPerRequest: Math.round((run.cpuMillis / run.samples.length) * 100) / 100,
+    p50Millis: round(percentile(sorted, 50)), p99Millis: round(percentile(sorted, 99))
+  }
+}
+
+interface Driven {
+  readonly samples: ReadonlyArray<Sample>
+  readonly seconds: number
+  readonly cpuMillis: number
 }
 
 /** Runs `CLIENTS` loops of `step(client, i)` for `seconds`, recording every answer after `from`. */
-const drive = async (seconds: number, step: (client: number, i: number) => Promise<Sample>): Promise<{ readonly samples: ReadonlyArray<Sample>; readonly seconds: number }> => {
+const drive = async (seconds: number, step: (client: number, i: number) => Promise<Sample>): Promise<Driven> => {
   const samples: Array<Sample> = []
+  const cpu = process.cpuUsage()
   const started = performance.now()
   const deadline = started + seconds * 1000
   await Promise.all(
@@ -85,7 +99,8 @@ const drive = async (seconds: number, step: (client: number, i: number) => Promi
       for (let i = 0; performance.now() < deadline; i++) samples.push(await step(client, i))
     })
   )
-  return { samples, seconds: (performance.now() - started) / 1000 }
+  const used = process.cpuUsage(cpu)
+  return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
 }
 
 const timed = async (kind: Sample["kind"], answer: () => Promise<Answer>, failed: (text: string) => void): Promise<Sample & Answer> => {
@@ -161,7 +176,7 @@ export const benchLoad = async (): Promise<LoadBench> => {
     if (firstFailure !== undefined) process.stderr.write(`load: the first refused request answered ${firstFailure}\n`)
     const bareUrl = new URL(`${bare.url}/`)
     const bareRun = await drive(SECONDS, () => timed("read", () => request(agent, bareUrl, "GET", {}), failed))
-    const of = (kind?: Sample["kind"]) => summarize(loaded.samples.filter((s) => kind === undefined || s.kind === kind).map((s) => s.millis), loaded.seconds)
+    const of = (kind?: Sample["kind"]) => summarize(loaded.samples.filter((s) => kind === undefined || s.kind === kind).map((s) => s.millis), loaded)
     return {
       clients: CLIENTS,
       seconds: SECONDS,
@@ -169,7 +184,7 @@ export const benchLoad = async (): Promise<LoadBench> => {
       writes: of("write"),
       all: of(),
       failures,
-      bare: summarize(bareRun.samples.map((s) => s.millis), bareRun.seconds)
+      bare: summarize(bareRun.samples.map((s) => s.millis), bareRun)
     }
   } finally {
     agent.destroy()
@@ -180,7 +195,8 @@ export const benchLoad = async (): Promise<LoadBench> => {
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
-const row = (label: string, l: LoadLatencies) => `| ${label} | ${fmt(l.requests)} | ${fmt(l.perSecond)} | ${fmt(l.p50Millis, 1)} | ${fmt(l.p99Millis, 1)} |`
+const row = (label: string, l: LoadLatencies, cpu: boolean) =>
+  `| ${label} | ${fmt(l.requests)} | ${fmt(l.perSecond)} | ${fmt(l.p50Millis, 1)} | ${fmt(l.p99Millis, 1)} | ${cpu ? fmt(l.cpuMillisPerRequest, 2) : ""} |`
 
 export const renderLoad = (b: LoadBench): ReadonlyArray<string> => {
   const failures = Object.entries(b.failures)
@@ -189,12 +205,14 @@ export const renderLoad = (b: LoadBench): ReadonlyArray<string> => {
     "",
     `${b.clients} concurrent clients for ${b.seconds} s on a node started in this process as \`sandnet start --in-memory\` does (wallets and automations on, live clock, journals committed to an in-memory store). Each client is a wallet user (tapped once) running a cycle of 3 writes (a transfer offer to the next user, accepting an offer the previous user made to it, a token-standard transfer to the next user; each answered once committed) and 7 reads (balance 4 times, a scan event lookup twice, the list of its offers). Baseline: a bare \`node:http\` server answering a small JSON, loaded by the same ${b.clients} clients (Node's http client, keep-alive, in the same process) for ${b.seconds} s in the same run.`,
     "",
-    "| requests | answered | per second | p50 ms | p99 ms |",
-    "|---|---|---|---|---|",
-    row("**all (mixed)**", b.all),
-    row("reads", b.reads),
-    row("writes", b.writes),
-    row("baseline: bare node:http", b.bare),
+    "| requests | answered | per second | p50 ms | p99 ms | CPU ms per request |",
+    "|---|---|---|---|---|---|",
+    row("**all (mixed)**", b.all, true),
+    row("reads", b.reads, false),
+    row("writes", b.writes, false),
+    row("baseline: bare node:http", b.bare, true),
+    "",
+    `Ratio of the mixed load to the bare server: ${fmt(b.all.perSecond / b.bare.perSecond, 3)} in requests per second, ${fmt(b.bare.cpuMillisPerRequest / b.all.cpuMillisPerRequest, 3)} in CPU per request (the CPU time of this process, server and clients, over the requests answered: steadier than rates when other work shares the machine).`,
     "",
     failures.length === 0 ? "Every request answered 2xx." : `Refused: ${failures.map(([status, n]) => `${fmt(n)} answered ${status}`).join(", ")}.`,
     ""
