@@ -10,7 +10,7 @@
  * `NodeRoutes` are the routes this package implements; the engine's handlers are further route
  * Layers (made with `bind`) merged next to them. `serve` puts routes on a Node HTTP listener.
  */
-import { HttpLayerRouter, HttpServer } from "@effect/platform"
+import { HttpLayerRouter, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage } from "node:http"
@@ -70,6 +70,9 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     disableLogger: !settings.logRequests,
     disableListenLog: true
   }).pipe(
+    // The platform opens a tracing span per request (URL parsed, every header copied into it);
+    // nothing here exports spans, so it is pure cost on every request.
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(Authenticator.layer),
     Layer.provide(HttpNodeConfig.layer(settings)),
     Layer.provide(AuthConfig.layer(options.auth ?? {})),
