@@ -10,11 +10,11 @@
 import { OpenApi, type HttpApiEndpoint, type HttpLayerRouter } from "@effect/platform"
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Either, FiberRef, Layer, Option } from "effect"
 import { AuthenticatedUser, type Authenticator, type UserAccess } from "./auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "./errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
-import { notImplemented, Surfaces } from "./surface.ts"
+import { notImplemented, ReadOnlyRequest, Surfaces } from "./surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -92,12 +92,18 @@ export const engineRoutes = <R>(
       const engine = yield* runtime.value.engine
       participantNamed(engine.network, settings.participant)
       const node: LedgerNode = {
-        runtime: runtime.value,
+        runtime: readsAsReads(runtime.value),
         participantOf: (engine) => participantNamed(engine.network, settings.participant)
       }
       return make(node) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>
     })
   )
+
+/** The runtime whose `run` is a `read` (no lock) while the request is a read (`ReadOnlyRequest`). */
+const readsAsReads = (runtime: NodeRuntimeService): NodeRuntimeService => ({
+  ...runtime,
+  run: (operation) => Effect.flatMap(FiberRef.get(ReadOnlyRequest), (read) => (read ? runtime.read(operation) : runtime.run(operation)))
+})
 
 /** Annotates an endpoint with the reference's operation id and description (for the OpenAPI document). */
 export const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>

@@ -101,7 +101,7 @@ const eventsByContractId = (node: LedgerNode, request: typeof GetEventsByContrac
     const readers = readersOf({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
     for (const party of readers.parties) yield* requireReadAs(party)
     if (readers.anyParty) yield* requireReadAsAnyParty
-    const events = yield* node.runtime.run((engine) =>
+    const events = yield* node.runtime.read((engine) =>
       Effect.sync((): Either.Either<LedgerApi.ContractEvents, HandlerError> =>
         Either.gen(function* () {
           const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, "eventFormat"), fromResolution)
@@ -128,7 +128,7 @@ const contractById = (node: LedgerNode, request: typeof GetContractRequest.Type)
     for (const [i, party] of parties.entries()) if (party === "") return yield* Effect.fail(invalidBody(`queryingParties[${i}]`, "must not be empty"))
     if (parties.length === 0) yield* requireReadAsAnyParty
     for (const party of parties) yield* requireReadAs(party)
-    const found = yield* node.runtime.run((engine) => Effect.sync(() => LedgerApi.contractById(node.participantOf(engine).logic, request.contractId, parties)))
+    const found = yield* node.runtime.read((engine) => Effect.sync(() => LedgerApi.contractById(node.participantOf(engine).logic, request.contractId, parties)))
     if (Either.isLeft(found)) return yield* Effect.fail(contractNotFound(found.left))
     const { contract, witnessParties } = found.right
     const created = contract.created

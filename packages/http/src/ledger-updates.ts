@@ -356,10 +356,10 @@ const requireReaders = (format: LedgerApi.UpdateFormat) =>
 const requireEventFormatReaders = (format: LedgerApi.EventFormat) =>
   requireReaders({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
 
-/** Reads the engine under its lock (everything due is delivered first). */
+/** Reads the engine (a runtime read: no lock). */
 const read = <A, E>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, E>) =>
   Effect.flatMap(
-    node.runtime.run((engine) => Effect.sync(() => f(engine, node.participantOf(engine)))),
+    node.runtime.read((engine) => Effect.sync(() => f(engine, node.participantOf(engine)))),
     (either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))
   )
 

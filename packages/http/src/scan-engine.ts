@@ -1,7 +1,7 @@
 /**
  * How the scan and registry handlers reach the engine: through the node's NodeRuntime, reading
- * the first super validator's scan and participant. Reads run under the runtime's lock (after it
- * delivered everything due), so they see a settled engine.
+ * the first super validator's scan and participant. Every scan read is a runtime read: no lock,
+ * the engine as the last operation left it, answered once that is committed.
  *
  * The runtime is looked up optionally: a node built without one (the HTTP foundation's own tests,
  * `layerMemory` alone) answers these endpoints 501 instead of failing to start.
@@ -25,7 +25,7 @@ export const withScan = <A, E>(operation: string, read: (view: ScanView) => Effe
     Option.match(runtime, {
       onNone: () => Effect.fail(new NotImplemented({ operation: `${operation} (this node runs without an engine)` })),
       onSome: (rt) =>
-        rt.run((engine) =>
+        rt.read((engine) =>
           Effect.suspend(() => read({ engine, sv: engine.network.superValidators[0]!, now: engine.clock.now }))
         )
     })

@@ -10,7 +10,7 @@
  * `NodeRoutes` are the routes this package implements; the engine's handlers are further route
  * Layers (made with `bind`) merged next to them. `serve` puts routes on a Node HTTP listener.
  */
-import { HttpLayerRouter, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpLayerRouter, HttpMiddleware, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage } from "node:http"
@@ -90,6 +90,9 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
       return outer === undefined ? rewriteScanProxyRegistry(app) : outer(rewriteScanProxyRegistry(app))
     }
   }).pipe(
+    // The platform opens a tracing span per request (URL parsed, every header copied into it);
+    // nothing here exports spans, so it is pure cost on every request.
+    HttpMiddleware.withTracerDisabledWhen(() => true),
     Layer.provide(Authenticator.layer),
     Layer.provide(HttpNodeConfig.layer(settings)),
     Layer.provide(AuthConfig.layer(options.auth ?? {})),

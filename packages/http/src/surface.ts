@@ -31,7 +31,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Context, Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema } from "effect"
 import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
@@ -312,7 +312,16 @@ export interface BindOptions {
   readonly auth?: AuthMode | undefined
   /** Headers of a successful answer, from the decoded request (e.g. Canton-Package-Hash). */
   readonly successHeaders?: ((request: { readonly path?: unknown }) => Readonly<Record<string, string>>) | undefined
+  /** The endpoint changes nothing (default: GET endpoints); see `ReadOnlyRequest`. */
+  readonly read?: boolean | undefined
 }
+
+/**
+ * Whether the request being handled is a read (a GET, or an endpoint bound with `read: true`):
+ * its engine operations may then run as the runtime's reads, without the lock
+ * (`NodeRuntimeService.read`; ledger-context.ts picks by it).
+ */
+export const ReadOnlyRequest: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
 
 type Request<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Request<E>
 type Success<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Success<E>
@@ -374,6 +383,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
   const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
   const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
   const hasBody = HttpMethod.hasBody(endpoint.method)
+  const reads = options?.read ?? endpoint.method === "GET"
 
   const program = Effect.gen(function* () {
     const settings = yield* HttpNodeConfig
@@ -403,7 +413,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
       const raw = yield* readPayload(request, schema, settings.maxRequestBytes)
       input["payload"] = yield* decodeWith(schema, inbound(names, surface.name, raw), "body")
     }
-    const answer = yield* Effect.provide(handler(input as Request<E>), auth)
+    const answer = yield* Effect.locally(Effect.provide(handler(input as Request<E>), auth), ReadOnlyRequest, reads)
     const headers = options?.successHeaders?.(input) ?? {}
     if (isEmpty) return HttpServerResponse.empty({ status, headers })
     const encoded = yield* Effect.orDie(encodeSuccess(answer))

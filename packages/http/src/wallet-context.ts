@@ -2,7 +2,8 @@
  * What the wallet surface's handlers share: the validator's wallet in the node runtime, reads and
  * commands, the mapping of wallet errors onto `{error}` answers, and the administrator check.
  *
- * Reads run under the runtime's lock (after it delivered what was due). Commands run their
+ * Reads are runtime reads (no lock: the engine as the last operation left it, answered once that
+ * is committed). Commands run their
  * WalletNode operation under the lock (validation, tracking-id step, submission; the runtime then
  * delivers what the submission set in motion) and wait for the command's completion *outside* the
  * lock: on the node's zero-delay network it is already there; on a network with latency another
@@ -31,13 +32,13 @@ export interface WalletView {
 
 type Engine = Network | Topology
 
-/** Runs `body` under the runtime's lock with the validator's wallet; 501 without one. */
-export const withWallet = <A, E>(body: (view: WalletView) => Effect.Effect<A, E, Engine>): Effect.Effect<A, E | NotImplemented> =>
+/** Runs `body` under the runtime's lock (or as a read) with the validator's wallet; 501 without one. */
+export const withWallet = <A, E>(body: (view: WalletView) => Effect.Effect<A, E, Engine>, mode: "run" | "read" = "run"): Effect.Effect<A, E | NotImplemented> =>
   Effect.flatMap(Effect.serviceOption(NodeRuntime), (runtime): Effect.Effect<A, E | NotImplemented> =>
     Option.match(runtime, {
       onNone: () => Effect.fail(new NotImplemented({ operation: "the wallet (this node runs without an engine)" })),
       onSome: (rt) =>
-        rt.run((engine): Effect.Effect<A, E | NotImplemented, Engine> => {
+        rt[mode]((engine): Effect.Effect<A, E | NotImplemented, Engine> => {
           const wallet = engine.wallets[0]
           if (wallet === undefined) return Effect.fail(new NotImplemented({ operation: "the wallet (this node runs without wallets)" }))
           return Effect.suspend(() => body({ engine, wallet, node: wallet.node, now: engine.clock.now }))
@@ -47,7 +48,7 @@ export const withWallet = <A, E>(body: (view: WalletView) => Effect.Effect<A, E,
 
 /** A read of the wallet (an Effect or an Either); wallet errors become `{error}` answers. */
 export const walletRead = <A>(read: (view: WalletView) => Effect.Effect<A, WalletError, Engine>): Effect.Effect<A, HandlerError> =>
-  withWallet((view) => Effect.mapError(read(view), (error) => toHandlerError(error)))
+  withWallet((view) => Effect.mapError(read(view), (error) => toHandlerError(error)), "read")
 
 /** How long a command's completion is awaited before the answer says its outcome is not known yet. */
 export const COMPLETION_TIMEOUT = Duration.seconds(60)
@@ -172,7 +173,7 @@ export const requireWalletAdmin: Effect.Effect<void, HandlerError> = Effect.gen(
     return yield* new PermissionDenied({ reason: "the validator administration API needs an existing ledger user (ParticipantAdmin, or acting as the validator operator)" })
   }
   if (access.value.isParticipantAdmin) return
-  const operator = yield* withWallet((view) => Effect.succeed(view.node.operator))
+  const operator = yield* withWallet((view) => Effect.succeed(view.node.operator), "read")
   if (!access.value.canActAs(operator)) {
     return yield* new PermissionDenied({ reason: `user ${access.value.user.id} is neither a participant administrator nor may it act as the validator operator ${operator}` })
   }

@@ -8,6 +8,7 @@ import { benchCluster, renderCluster, type ClusterBench } from "./cluster.ts"
 import { benchEngine, type EngineBench } from "./engine.ts"
 import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
+import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
 import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
 
@@ -17,6 +18,7 @@ export interface BenchReport {
   readonly large?: LargeBench | undefined
   readonly storage?: StorageBench | undefined
   readonly http?: HttpBench | undefined
+  readonly load?: LoadBench | undefined
   readonly cluster?: ClusterBench | undefined
 }
 
@@ -73,11 +75,12 @@ export const renderReport = (report: BenchReport): string => {
   if (report.large !== undefined) lines.push(...renderLarge(report.large, report.engine))
   if (report.storage !== undefined) lines.push(...renderStorage(report.storage))
   if (report.http !== undefined) lines.push(...renderHttp(report.http))
+  if (report.load !== undefined) lines.push(...renderLoad(report.load))
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
   return lines.join("\n")
 }
 
-export const BENCH_SECTIONS = ["engine", "large", "storage", "http", "cluster"] as const
+export const BENCH_SECTIONS = ["engine", "large", "storage", "http", "load", "cluster"] as const
 export type BenchSection = (typeof BENCH_SECTIONS)[number]
 
 export const runBench = async (options: {
@@ -93,6 +96,7 @@ export const runBench = async (options: {
     large: wanted("large") ? await benchLarge() : undefined,
     storage: wanted("storage") ? await benchStorage() : undefined,
     http: wanted("http") ? await benchHttp() : undefined,
+    load: wanted("load") ? await benchLoad() : undefined,
     cluster: wanted("cluster") ? await benchCluster() : undefined
   }
   const text = renderReport(report)

@@ -1,6 +1,6 @@
 /**
  * What the parts of one runtime share: its options and storage, the network configuration, the
- * developer's time offset, the lock, and the engine's time.
+ * developer's time offset, the lock (writers) and the readers' gate, and the engine's time.
  */
 import type { Micros } from "@sandnet/core"
 import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
@@ -9,6 +9,9 @@ import type { CaptureState } from "../journal/capture.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { makeCatchUp, makeEngineTime } from "./clock.ts"
 import type { EngineInstance, NodeRuntimeOptions } from "./service.ts"
+
+/** At most this many reads at once (far more than a node ever serves at once). */
+const READERS = 1 << 30
 
 export interface RuntimeContext {
   readonly options: NodeRuntimeOptions
@@ -19,6 +22,13 @@ export interface RuntimeContext {
   readonly offset: Ref.Ref<number>
   /** Held by every engine operation, tick and commit point: one at a time. */
   readonly lock: Effect.Semaphore
+  /**
+   * Runs `self` under the lock and with the engine to itself: it waits for the reads in progress
+   * to end, and reads wait for it (read.ts). Every change of the engine's state runs in one.
+   */
+  readonly exclusive: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Held (one permit each) by the reads in progress; an exclusive section takes them all. */
+  readonly readers: Effect.Semaphore
   /** What each engine instance's capture follows between batches (with storage). */
   readonly captures: WeakMap<EngineInstance, CaptureState>
   readonly engineTime: (engine: EngineInstance | undefined) => Effect.Effect<Micros>
@@ -34,6 +44,8 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
     const config: CoinNetworkConfig = (stored ? initial.config : undefined) ?? { ...defaultCoinNetworkConfig, ...options.network }
     const offset = yield* Ref.make(initial?.clock?.offset ?? 0)
     const lock = yield* Effect.makeSemaphore(1)
+    const readers = yield* Effect.makeSemaphore(READERS)
+    const exclusive = <A, E, R>(self: Effect.Effect<A, E, R>) => lock.withPermits(1)(readers.withPermits(READERS)(self))
     const engineTime = makeEngineTime(options.clock ?? { _tag: "live" as const }, offset, initial?.clock)
-    return { options, storage, config, offset, lock, captures: new WeakMap(), engineTime, catchUp: makeCatchUp(engineTime) }
+    return { options, storage, config, offset, lock, exclusive, readers, captures: new WeakMap(), engineTime, catchUp: makeCatchUp(engineTime) }
   })

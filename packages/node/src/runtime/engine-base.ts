@@ -5,7 +5,7 @@
  */
 import type { Micros } from "@sandnet/core"
 import { buildCoinNetwork, EventQueueNetwork, makeDriver, ManualClock, Network, Topology, TopologyState, type CoinNetworkConfig } from "@sandnet/engine"
-import { Effect, Layer } from "effect"
+import { Context, Effect } from "effect"
 import type { EngineInstance } from "./service.ts"
 
 export type EngineBase = Pick<EngineInstance, "network" | "driver" | "clock" | "queue" | "topology" | "provide">
@@ -15,8 +15,10 @@ export const buildEngineBase = (config: CoinNetworkConfig, start: Micros): Effec
     const clock = new ManualClock(start)
     const queue = new EventQueueNetwork(() => clock.now)
     const topology = new TopologyState()
-    const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
-    const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, layer), clock)
+    // A Context, not a Layer: providing a Layer builds it (scope, memo map) on every call, and every
+    // engine operation and read goes through here.
+    const services = Context.make(Network, queue).pipe(Context.add(Topology, topology))
+    const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, services), clock)
     const network = yield* provide(buildCoinNetwork(config))
     const driver = makeDriver(queue, clock)
     return { network, driver, clock, queue, topology, provide }

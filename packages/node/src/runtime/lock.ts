@@ -2,21 +2,22 @@
  * The lock: every engine operation (an HTTP command, a tick) runs alone and runs to completion,
  * on the current engine (healed first when a commit failed), and reaches its commit point before
  * the lock is released; its caller then awaits the commit (batches of concurrent requests go into
- * one commit).
+ * one commit). Reads (read.ts) do not take the lock; they only wait while an operation runs.
  */
 import { Effect, Ref } from "effect"
 import type { Network, Topology } from "@sandnet/engine"
 import { awaitCommit } from "../journal/committer.ts"
 import type { CommitPipeline } from "./commit.ts"
+import type { RuntimeContext } from "./context.ts"
 import type { EngineInstance } from "./service.ts"
 
 export type Locked = <A, E>(body: (engine: EngineInstance) => Effect.Effect<A, E>) => Effect.Effect<A, E>
 
 export const makeLocked =
-  (lock: Effect.Semaphore, heal: Effect.Effect<void>, current: Ref.Ref<EngineInstance>, commits: CommitPipeline): Locked =>
+  (exclusive: RuntimeContext["exclusive"], heal: Effect.Effect<void>, current: Ref.Ref<EngineInstance>, commits: CommitPipeline): Locked =>
   <A, E>(body: (engine: EngineInstance) => Effect.Effect<A, E>): Effect.Effect<A, E> =>
     Effect.flatMap(
-      lock.withPermits(1)(
+      exclusive(
         Effect.uninterruptibleMask((restore) =>
           Effect.gen(function* () {
             yield* heal

@@ -21,7 +21,7 @@ export type SnapshotRows = ReadonlyArray<{ readonly stream: string; readonly key
 export const makeReplaceNetwork =
   (ctx: RuntimeContext, commits: CommitPipeline, current: Ref.Ref<EngineInstance>) =>
   (entries: ReadonlyArray<JournalEntry>, snapshots: SnapshotRows): Effect.Effect<void, JournalReplayFailed> =>
-    ctx.lock.withPermits(1)(
+    ctx.exclusive(
       Effect.gen(function* () {
         const { storage } = ctx
         const old = yield* Ref.get(current)

@@ -1,8 +1,8 @@
 /**
  * `makeNodeRuntime`: the NodeRuntime service (service.ts) put together from its parts: the first
  * engine (engine.ts), the commit pipeline (commit.ts), the lock and healing (lock.ts, healing.ts),
- * the ticker (ticker.ts), a cluster's genesis (cluster-genesis.ts), replacing the network
- * (replace.ts) and the shutdown (shutdown.ts).
+ * reads without the lock (read.ts), the ticker (ticker.ts), a cluster's genesis
+ * (cluster-genesis.ts), replacing the network (replace.ts) and the shutdown (shutdown.ts).
  */
 import { invariant } from "@sandnet/core"
 import { Effect, Option, Ref, type Scope } from "effect"
@@ -16,6 +16,7 @@ import { makeRuntimeContext } from "./context.ts"
 import { createEngine, sourceOf } from "./engine.ts"
 import { makeHeal } from "./healing.ts"
 import { makeLocked, makeRun } from "./lock.ts"
+import { makeRead } from "./read.ts"
 import { makeReplaceNetwork } from "./replace.ts"
 import type { NodeRuntimeOptions, NodeRuntimeService } from "./service.ts"
 import { shutdown } from "./shutdown.ts"
@@ -24,15 +25,15 @@ import { startTicker } from "./ticker.ts"
 export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect<NodeRuntimeService, JournalReplayFailed, Scope.Scope> =>
   Effect.gen(function* () {
     const ctx = yield* makeRuntimeContext(options)
-    const { storage, lock, engineTime } = ctx
+    const { storage, exclusive, engineTime } = ctx
     const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
     const source = sourceOf(storage?.initial)
     const first = yield* createEngine(ctx, yield* engineTime(undefined), source)
     const current = yield* Ref.make(first.engine)
     if (storage !== undefined && source._tag === "Genesis") storage.engine.put(Streams.runtime, "config", ctx.config)
-    yield* awaitCommit(yield* lock.withPermits(1)(commits.commitPoint(first.engine)))
+    yield* awaitCommit(yield* exclusive(commits.commitPoint(first.engine)))
 
-    const locked = makeLocked(lock, makeHeal(ctx, commits, current), current, commits)
+    const locked = makeLocked(exclusive, makeHeal(ctx, commits, current), current, commits)
     const run = makeRun(locked, ctx.catchUp)
     const fibers = yield* startTicker(ctx, locked)
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
@@ -42,6 +43,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     return {
       engine: Ref.get(current),
       run,
+      read: makeRead(ctx, current, commits, run),
       now: Effect.flatMap(Ref.get(current), engineTime),
       advanceTime: (by) =>
         locked((engine) =>
@@ -55,11 +57,11 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
       reset: Effect.orDie(replaceNetwork([], [])),
       storage: Option.fromNullable(storage),
       restore: replaceNetwork,
-      committed: Effect.flatMap(lock.withPermits(1)(commits.lastCommit), awaitCommit),
+      committed: Effect.flatMap(exclusive(commits.lastCommit), awaitCommit),
       flush:
         storage === undefined
           ? Effect.succeed(0)
-          : lock.withPermits(1)(
+          : exclusive(
               Effect.gen(function* () {
                 const engine = yield* Ref.get(current)
                 yield* awaitCommit(yield* commits.commitPoint(engine))

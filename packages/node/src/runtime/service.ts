@@ -14,7 +14,8 @@
  * enqueued for commit while the lock is still held, so batches are committed in the order of the
  * changes; the caller then waits for the commit after releasing the lock (batches of concurrent
  * requests go into one commit). A failed commit fails the request; the next operation first
- * rebuilds the engine from what the store holds. On start, stored journals are replayed into a
+ * rebuilds the engine from what the store holds. Reads (`read`) take no lock: they wait only for
+ * the operation running, if any, and for the commit of what they saw (read.ts). On start, stored journals are replayed into a
  * fresh engine instead of running genesis (journal/replay.ts). The implementation: runtime.ts.
  */
 import type { Micros } from "@sandnet/core"
@@ -86,6 +87,13 @@ export interface NodeRuntimeService {
    * With storage, it returns once what the operation changed is committed.
    */
   readonly run: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+  /**
+   * Runs an operation that changes nothing (a read) on the engine as the last operation left it,
+   * without the lock: it never waits for queued operations, only for the one running, and it
+   * answers once what it saw is committed (read.ts). Nothing falling due is delivered first (the
+   * ticker does that).
+   */
+  readonly read: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
   /** The engine's current time (live time plus the developer's offset). */
   readonly now: Effect.Effect<Micros>
   /** Moves ledger time forward and delivers everything that falls due. */

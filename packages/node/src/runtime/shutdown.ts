@@ -17,7 +17,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
     if (fibers.waker !== undefined) yield* Fiber.interrupt(fibers.waker)
     if (storage === undefined) return
     // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.
-    yield* ctx.lock.withPermits(1)(
+    yield* ctx.exclusive(
       Effect.gen(function* () {
         const engine = yield* Ref.get(current)
         const capture = captures.get(engine)
