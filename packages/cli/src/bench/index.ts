@@ -9,6 +9,8 @@ import { benchEngine, type EngineBench } from "./engine.ts"
 import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
+import type { BenchSection } from "./sections.ts"
+import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
 import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
 
 export interface BenchReport {
@@ -18,6 +20,7 @@ export interface BenchReport {
   readonly storage?: StorageBench | undefined
   readonly http?: HttpBench | undefined
   readonly cluster?: ClusterBench | undefined
+  readonly startup?: StartupBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -74,11 +77,11 @@ export const renderReport = (report: BenchReport): string => {
   if (report.storage !== undefined) lines.push(...renderStorage(report.storage))
   if (report.http !== undefined) lines.push(...renderHttp(report.http))
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
+  if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
   return lines.join("\n")
 }
 
-export const BENCH_SECTIONS = ["engine", "large", "storage", "http", "cluster"] as const
-export type BenchSection = (typeof BENCH_SECTIONS)[number]
+export { BENCH_SECTIONS, type BenchSection } from "./sections.ts"
 
 export const runBench = async (options: {
   readonly write?: string
@@ -93,7 +96,8 @@ export const runBench = async (options: {
     large: wanted("large") ? await benchLarge() : undefined,
     storage: wanted("storage") ? await benchStorage() : undefined,
     http: wanted("http") ? await benchHttp() : undefined,
-    cluster: wanted("cluster") ? await benchCluster() : undefined
+    cluster: wanted("cluster") ? await benchCluster() : undefined,
+    startup: wanted("startup") ? await benchStartup() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")
