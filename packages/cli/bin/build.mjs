@@ -1,18 +1,32 @@
 #!/usr/bin/env node
-// Builds the `sandnet` bundle (packages/cli/dist/sandnet.mjs): the workspace's TypeScript and its
-// third-party dependencies in one ES module, so that the command starts in a fraction of the time
-// it takes to resolve and load hundreds of modules. Packages with native or WebAssembly assets stay
-// external. `npm ci` runs this (the root package's `prepare` script); bin/sandnet.js rebuilds when a
-// source file is newer than the bundle.
-import { build } from "esbuild"
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs"
+// Builds the `sandnet` command (packages/cli/dist): the workspace's TypeScript and its third-party
+// dependencies in ES modules, so that the command starts in a fraction of the time it takes to
+// resolve and load hundreds of modules. Packages with native or WebAssembly assets stay external.
+// `npm ci` runs this (the root package's `prepare` script); bin/sandnet.js rebuilds when a source
+// file is newer than the bundle (bin/stale.mjs).
+//
+// Start-up is dominated by compiling JavaScript, so what a command does not need is not loaded:
+// - dist/sandnet.mjs holds the command line; each command's work is a chunk (dist/chunks/) that
+//   is imported when that command runs (src/main.ts imports them lazily);
+// - dist/token.mjs is the `sandnet token` command alone (no node, no database, no @effect/cli);
+// - Scalar's API reference script (3.3 MB of the 8 MB that @effect/platform brought in) is a file
+//   read when the node's HTTP modules load, not a string literal compiled at every start;
+// - source maps are written beside the files but never loaded unless asked for
+//   (`node --enable-source-maps`).
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { buildWeb } from "../../web/build.mjs"
+import { bundlePath, tokenBundlePath } from "./stale.mjs"
+
+export { bundlePath, isStale } from "./stale.mjs"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const packages = join(here, "..", "..")
-export const bundlePath = join(here, "..", "dist", "sandnet.mjs")
+const dist = join(here, "..", "dist")
+const scalarPath = join(dist, "scalar-api-reference.js")
+
+/** The bundler, imported only when something is built (it costs ~0.4 s to load). */
+const esbuild = () => import("esbuild")
 
 const EXTERNAL = [
   "@electric-sql/pglite",
@@ -35,32 +49,41 @@ const workspacePlugin = {
   }
 }
 
-export const newestSource = () => {
-  let newest = 0
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(path).mtimeMs)
-    }
+/**
+ * For the token command's bundle: the workspace's modules are declared free of side effects, so
+ * that importing one function from a package's index brings that function's modules only.
+ */
+const sideEffectFreeWorkspace = {
+  name: "side-effect-free-workspace",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, (args) => {
+      if (!args.importer.startsWith(packages) || args.importer.includes("node_modules")) return undefined
+      return { path: join(dirname(args.importer), args.path), sideEffects: false }
+    })
   }
-  for (const pkg of readdirSync(packages)) {
-    const src = join(packages, pkg, "src")
-    if (existsSync(src)) walk(src)
-  }
-  return newest
 }
 
-export const isStale = () => !existsSync(bundlePath) || statSync(bundlePath).mtimeMs < newestSource()
+/** Scalar's API reference script, taken out of the code (see the header), kept here until written. */
+const scalar = { javascript: undefined }
+const scalarPlugin = {
+  name: "scalar-as-file",
+  setup(b) {
+    b.onLoad({ filter: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]internal[\\/]httpApiScalar\.js$/ }, async (args) => {
+      scalar.javascript = (await import(pathToFileURL(args.path).href)).javascript
+      // read (not compiled) when the http package's modules are evaluated
+      return {
+        loader: "js",
+        contents: `import { readFileSync } from "node:fs"
+export const javascript = readFileSync(new URL("./${scalarPath.split(/[\\/]/).pop()}", import.meta.url), "utf8")`
+      }
+    })
+  }
+}
 
-/**
- * Several processes may find the bundle stale at once (e.g. a cluster's nodes started together):
- * each builds in memory and renames its files into place, so no process ever loads a half-written
- * bundle.
- */
-export const buildBundle = async () => {
-  const result = await build({ ...bundleOptions, write: false })
-  for (const file of result.outputFiles) {
+/** Writes into place by renaming: chunks first, entry points last (they import the chunks). */
+const writeOutputs = (outputFiles, entries) => {
+  const ordered = [...outputFiles].sort((a, b) => Number(entries.includes(a.path)) - Number(entries.includes(b.path)))
+  for (const file of ordered) {
     mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.contents)
@@ -68,7 +91,30 @@ export const buildBundle = async () => {
   }
 }
 
-/** What both bundles (the command, the storage preparation) are built with. */
+/** Chunks of earlier builds that this one no longer uses, left for an hour for processes still running. */
+const pruneChunks = (outputFiles) => {
+  const current = new Set(outputFiles.map((f) => f.path))
+  for (const name of readdirSync(dist)) {
+    const path = join(dist, name)
+    if (name.startsWith("chunk-") && !current.has(path) && !current.has(path.replace(/\.map$/, "")) && statSync(path).mtimeMs < Date.now() - 3600_000) unlinkSync(path)
+  }
+}
+
+/**
+ * Several processes may find the bundle stale at once (e.g. a cluster's nodes started together):
+ * each builds in memory and renames its files into place, so no process ever loads a half-written
+ * bundle.
+ */
+export const buildBundle = async () => {
+  const { build } = await esbuild()
+  const [main, token] = await Promise.all([build({ ...bundleOptions, write: false }), build({ ...tokenOptions, write: false })])
+  if (scalar.javascript !== undefined) writeOutputs([{ path: scalarPath, contents: new TextEncoder().encode(scalar.javascript) }], [])
+  writeOutputs(main.outputFiles, [bundlePath])
+  writeOutputs(token.outputFiles, [tokenBundlePath])
+  pruneChunks(main.outputFiles)
+}
+
+/** What the bundles (the command, the token command, the storage preparation) are built with. */
 const nodeBundle = {
   bundle: true,
   platform: "node",
@@ -83,9 +129,22 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  entryPoints: [join(here, "..", "src", "main.ts")],
-  outfile: bundlePath,
+  plugins: [workspacePlugin, scalarPlugin],
+  entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
+  splitting: true,
+  chunkNames: "chunk-[hash]",
   sourcemap: "linked",
+  minifySyntax: true
+}
+
+export const tokenOptions = {
+  ...nodeBundle,
+  plugins: [workspacePlugin, sideEffectFreeWorkspace],
+  entryPoints: { token: join(here, "..", "src", "token-entry.ts") },
+  outdir: dist,
+  outExtension: { ".js": ".mjs" },
   minifySyntax: true
 }
 
@@ -97,6 +156,7 @@ const bundleOptions = {
  */
 export const prepareStorage = async () => {
   const outfile = join(here, "..", "dist", "prepare-storage.mjs")
+  const { build } = await esbuild()
   await build({
     stdin: {
       contents: [
@@ -120,6 +180,6 @@ export const prepareStorage = async () => {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   await buildBundle()
-  await buildWeb()
+  await (await import("../../web/build.mjs")).buildWeb()
   if (process.env.SANDNET_SKIP_PGLITE_TEMPLATE === undefined) await prepareStorage()
 }

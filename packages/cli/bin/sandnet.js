@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // The `sandnet` command: runs the bundle built by bin/build.mjs, rebuilding it first when a source
-// file is newer (so the command always runs the current sources).
+// file is newer (so the command always runs the current sources). The check only stats files; the
+// bundler is loaded when a rebuild is due. `sandnet token` runs its own small bundle.
 import { pathToFileURL } from "node:url"
-import { buildBundle, bundlePath, isStale } from "./build.mjs"
-import { buildWeb, webIsStale } from "../../web/build.mjs"
+import { bundlePath, isStale, tokenBundlePath, webIsStale } from "./stale.mjs"
 
-if (isStale()) await buildBundle()
-if (webIsStale()) await buildWeb()
-await import(pathToFileURL(bundlePath).href)
+const command = process.argv[2]
+if (isStale()) await (await import("./build.mjs")).buildBundle()
+if (command !== "token" && webIsStale()) await (await import("../../web/build.mjs")).buildWeb()
+// the token bundle answers when it understands the arguments; --help and mistakes go to the full CLI
+const done = command === "token" && (await import(pathToFileURL(tokenBundlePath).href)).runToken(process.argv.slice(3))
+if (!(await done)) await import(pathToFileURL(bundlePath).href)

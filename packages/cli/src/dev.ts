@@ -8,18 +8,13 @@
  * They call `/v2/sandnet/...` with a token of `participant_admin` made with `--secret` (default
  * `unsafe`, the node's default), or the `--token` given.
  */
-import { Args, Command, Options } from "@effect/cli"
 import { makeDevToken } from "@sandnet/http"
 import { Console, Data, Effect, Option } from "effect"
 import { parseDuration } from "@sandnet/sim"
 
 export class NodeRequestFailed extends Data.TaggedError("NodeRequestFailed")<{ readonly message: string }> {}
 
-const url = Options.text("url").pipe(Options.withDefault("http://127.0.0.1:7575"), Options.withDescription("the node's base URL"))
-const token = Options.text("token").pipe(Options.optional, Options.withDescription("a ledger token of a participant administrator"))
-const secret = Options.text("secret").pipe(Options.withDefault("unsafe"), Options.withDescription("the node's HS256 secret, to make a token of participant_admin"))
-
-interface Connection {
+export interface Connection {
   readonly url: string
   readonly token: Option.Option<string>
   readonly secret: string
@@ -54,19 +49,15 @@ const report = <A, R>(effect: Effect.Effect<A, NodeRequestFailed, R>, print: (a:
 const nowOf = (answer: unknown): string =>
   typeof answer === "object" && answer !== null && "now" in answer ? String((answer as { now: unknown }).now) : JSON.stringify(answer)
 
-const advanceCommand = Command.make(
-  "advance",
-  { duration: Args.text({ name: "DURATION" }).pipe(Args.withDescription("e.g. 30s, 10m, 1h, 2d")), url, token, secret },
-  ({ duration, ...connection }) =>
-    parseDuration(duration) === undefined
-      ? Effect.zipRight(Console.error(`"${duration}" is not a duration (e.g. 250ms, 30s, 10m, 1h, 2d)`), Effect.sync(() => (process.exitCode = 2)))
-      : report(callNode(connection, "POST", "/v2/sandnet/time/advance", { duration }), (answer) => `ledger time is now ${nowOf(answer)}`)
-).pipe(Command.withDescription("move the node's ledger time forward and deliver what falls due"))
+/** `sandnet time advance DURATION`. */
+export const advance = ({ duration, ...connection }: Connection & { readonly duration: string }) =>
+  parseDuration(duration) === undefined
+    ? Effect.zipRight(Console.error(`"${duration}" is not a duration (e.g. 250ms, 30s, 10m, 1h, 2d)`), Effect.sync(() => (process.exitCode = 2)))
+    : report(callNode(connection, "POST", "/v2/sandnet/time/advance", { duration }), (answer) => `ledger time is now ${nowOf(answer)}`)
 
-export const timeCommand = Command.make("time", { url, token, secret }, (connection) =>
-  report(callNode(connection, "GET", "/v2/sandnet/time"), (answer) => `ledger time is ${nowOf(answer)}`)
-).pipe(Command.withDescription("print the node's ledger time"), Command.withSubcommands([advanceCommand]))
+/** `sandnet time`. */
+export const time = (connection: Connection) => report(callNode(connection, "GET", "/v2/sandnet/time"), (answer) => `ledger time is ${nowOf(answer)}`)
 
-export const resetCommand = Command.make("reset", { url, token, secret }, (connection) =>
+/** `sandnet reset`. */
+export const reset = (connection: Connection) =>
   report(callNode(connection, "POST", "/v2/sandnet/reset", {}), () => "the node started a fresh network (users and rights kept)")
-).pipe(Command.withDescription("throw the node's network away and start a fresh one (genesis included)"))

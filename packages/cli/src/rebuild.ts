@@ -9,8 +9,6 @@
  *   sandnet snapshot --out FILE [storage options]    writes the network's journals to an archive
  *   sandnet restore  --in FILE  [storage options]    replaces the network by an archive's
  */
-import { Options } from "@effect/cli"
-import { Command } from "@effect/cli"
 import { micros } from "@sandnet/core"
 import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
 import {
@@ -48,17 +46,6 @@ export const digestLine = (hasStoredDigest: boolean, problems: ReadonlyArray<str
     : problems.length === 0
       ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
       : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
-
-export const storageOptions = {
-  dataDir: Options.directory("data-dir").pipe(Options.optional, Options.withDescription("the embedded database's directory (default ./.sandnet)")),
-  inMemory: Options.boolean("in-memory").pipe(Options.withDescription("keep nothing: a throwaway node")),
-  databaseUrl: Options.text("database-url").pipe(
-    Options.optional,
-    Options.withDescription("a PostgreSQL server (postgres://...; default: the DATABASE_URL variable, else the embedded database)")
-  ),
-  schema: Options.text("schema").pipe(Options.optional, Options.withDescription("the node's PostgreSQL schema (default: from --node-name)")),
-  nodeName: Options.text("node-name").pipe(Options.withDefault("sandnet"), Options.withDescription("the node's name (names its PostgreSQL schema)"))
-}
 
 const withStore = <A, E>(options: StorageOptions, f: (info: string) => Effect.Effect<A, E, EventStore>) =>
   Effect.flatMap(StorageInfo, (info) => f(info.text)).pipe(Effect.provide(storageLayer(storageChoice(options))), Effect.scoped)
@@ -117,38 +104,28 @@ export const rebuild = (options: StorageOptions) =>
     })
   ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`)))
 
-export const rebuildCommand = Command.make("rebuild", storageOptions, rebuild).pipe(
-  Command.withDescription("recompute every derived index (ACS, scan, packages) from the journals and check it against the stored one")
-)
+/** `sandnet snapshot --out FILE`. */
+export const snapshot = ({ out, ...options }: StorageOptions & { readonly out: string }) =>
+  withStore(options, (info) =>
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const snapshot = yield* exportNetwork(store, new Date().toISOString())
+      const archive = encodeArchive(snapshot)
+      yield* Effect.sync(() => fs.writeFileSync(out, archive))
+      yield* Console.log(`${info}: ${snapshot.entries.length} journal entries written to ${out} (${archive.length} bytes)`)
+    })
+  ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`)))
 
-export const snapshotCommand = Command.make(
-  "snapshot",
-  { ...storageOptions, out: Options.file("out").pipe(Options.withDescription("the archive to write (gzipped JSON)")) },
-  ({ out, ...options }) =>
-    withStore(options, (info) =>
-      Effect.gen(function* () {
-        const store = yield* EventStore
-        const snapshot = yield* exportNetwork(store, new Date().toISOString())
-        const archive = encodeArchive(snapshot)
-        yield* Effect.sync(() => fs.writeFileSync(out, archive))
-        yield* Console.log(`${info}: ${snapshot.entries.length} journal entries written to ${out} (${archive.length} bytes)`)
-      })
-    ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`)))
-).pipe(Command.withDescription("write the whole network (its journals) to an archive; the node must not be running"))
-
-export const restoreCommand = Command.make(
-  "restore",
-  { ...storageOptions, in: Options.file("in", { exists: "yes" }).pipe(Options.withDescription("an archive written by `sandnet snapshot` or downloaded from /v2/sandnet/snapshots")) },
-  ({ in: file, ...options }) =>
-    withStore(options, (info) =>
-      Effect.gen(function* () {
-        const store = yield* EventStore
-        const decoded = decodeArchive(fs.readFileSync(file))
-        if (Either.isLeft(decoded)) return yield* fail(`${file}: ${decoded.left.reason}`)
-        yield* importNetwork(store, decoded.right)
-        // check that it replays
-        yield* Effect.scoped(Effect.flatMap(makeNodeStorage(store), () => Effect.void))
-        yield* Console.log(`${info}: network replaced by ${file} (${decoded.right.entries.length} journal entries; users and rights kept)`)
-      })
-    ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`)))
-).pipe(Command.withDescription("replace the network by an archive's (users and rights stay); the node must not be running"))
+/** `sandnet restore --in FILE`. */
+export const restore = ({ in: file, ...options }: StorageOptions & { readonly in: string }) =>
+  withStore(options, (info) =>
+    Effect.gen(function* () {
+      const store = yield* EventStore
+      const decoded = decodeArchive(fs.readFileSync(file))
+      if (Either.isLeft(decoded)) return yield* fail(`${file}: ${decoded.left.reason}`)
+      yield* importNetwork(store, decoded.right)
+      // check that it replays
+      yield* Effect.scoped(Effect.flatMap(makeNodeStorage(store), () => Effect.void))
+      yield* Console.log(`${info}: network replaced by ${file} (${decoded.right.entries.length} journal entries; users and rights kept)`)
+    })
+  ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`)))

@@ -18,12 +18,13 @@
  */
 import type { Headers } from "@effect/platform"
 import { Clock, Context, Effect, Layer } from "effect"
-import { SignJWT, createRemoteJWKSet, decodeJwt, errors as JoseErrors, jwtVerify, type JWTPayload } from "jose"
+import { createRemoteJWKSet, decodeJwt, errors as JoseErrors, jwtVerify, type JWTPayload } from "jose"
 import { Admin } from "./engine-admin.ts"
 import { PermissionDenied, Unauthenticated } from "./errors.ts"
 
-/** The scope a ledger API token carries (Canton's scope-based user tokens). */
-export const LEDGER_API_SCOPE = "daml_ledger_api"
+import { DEFAULT_DEV_SECRET, LEDGER_API_SCOPE } from "./dev-token.ts"
+
+export { LEDGER_API_SCOPE, makeDevToken, type DevTokenOptions } from "./dev-token.ts"
 
 /** Subprotocols of a websocket upgrade carrying a token: `jwt.token.<token>` next to `daml.ws.auth`. */
 export const WEBSOCKET_TOKEN_PREFIX = "jwt.token."
@@ -43,7 +44,7 @@ export interface AuthSettings {
 }
 
 export const DEFAULT_AUTH_SETTINGS: AuthSettings = {
-  secret: "unsafe",
+  secret: DEFAULT_DEV_SECRET,
   leewaySeconds: 0,
   jwksCacheMaxAgeMillis: 10 * 60 * 1000,
   jwksTimeoutMillis: 5000
@@ -359,33 +360,3 @@ export const makeAuthenticator = (users: Admin.UserManagementService): Authentic
 
   return { verify, resolve, resolveIfExists }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Dev tokens
-// ---------------------------------------------------------------------------------------------
-
-export interface DevTokenOptions {
-  /** The ledger user id (`sub`). */
-  readonly user: string
-  /** HS256 secret; the node's default is `unsafe`. */
-  readonly secret?: string | undefined
-  readonly audience?: string | undefined
-  /** Absent: the token does not expire. */
-  readonly expiresInSeconds?: number | undefined
-  /** Default `daml_ledger_api`. */
-  readonly scope?: string | undefined
-}
-
-/** An HS256 user token that the node accepts in dev mode (`sandnet token --user <id>`). */
-export const makeDevToken = (options: DevTokenOptions): Effect.Effect<string> =>
-  Effect.gen(function* () {
-    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    let jwt = new SignJWT({ scope: options.scope ?? LEDGER_API_SCOPE })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(options.user)
-      .setIssuedAt(nowSeconds)
-    if (options.audience !== undefined) jwt = jwt.setAudience(options.audience)
-    if (options.expiresInSeconds !== undefined) jwt = jwt.setExpirationTime(nowSeconds + options.expiresInSeconds)
-    const signer = jwt
-    return yield* Effect.promise(() => signer.sign(utf8.encode(options.secret ?? DEFAULT_AUTH_SETTINGS.secret)))
-  })

@@ -8,17 +8,16 @@ export {
   AuthenticatedSubject,
   AuthenticatedUser,
   Authenticator,
-  makeDevToken,
   requireActAs,
   requireExecuteAs,
   requireIdentityProviderAdmin,
   requireParticipantAdmin,
   requireReadAs,
   type AuthSettings,
-  type DevTokenOptions,
   type Subject,
   type UserAccess
 } from "./auth.ts"
+export { makeDevToken, type DevTokenOptions } from "./dev-token.ts"
 export * as Errors from "./errors.ts"
 export {
   ErrorCategories,

@@ -10,6 +10,8 @@ import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
+import type { BenchSection } from "./sections.ts"
+import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
 import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
 
 export interface BenchReport {
@@ -20,6 +22,7 @@ export interface BenchReport {
   readonly http?: HttpBench | undefined
   readonly load?: LoadBench | undefined
   readonly cluster?: ClusterBench | undefined
+  readonly startup?: StartupBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -77,11 +80,11 @@ export const renderReport = (report: BenchReport): string => {
   if (report.http !== undefined) lines.push(...renderHttp(report.http))
   if (report.load !== undefined) lines.push(...renderLoad(report.load))
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
+  if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
   return lines.join("\n")
 }
 
-export const BENCH_SECTIONS = ["engine", "large", "storage", "http", "load", "cluster"] as const
-export type BenchSection = (typeof BENCH_SECTIONS)[number]
+export { BENCH_SECTIONS, type BenchSection } from "./sections.ts"
 
 export const runBench = async (options: {
   readonly write?: string
@@ -97,7 +100,8 @@ export const runBench = async (options: {
     storage: wanted("storage") ? await benchStorage() : undefined,
     http: wanted("http") ? await benchHttp() : undefined,
     load: wanted("load") ? await benchLoad() : undefined,
-    cluster: wanted("cluster") ? await benchCluster() : undefined
+    cluster: wanted("cluster") ? await benchCluster() : undefined,
+    startup: wanted("startup") ? await benchStartup() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")
