@@ -26,8 +26,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
 import { parseIso, type ActiveContract, type Json, type PartyId } from "@sandnet/core"
 import { Duration, Effect, Either, Layer, Schema } from "effect"
-import { requireActAs, requireExecuteAs, requireReadAs } from "./auth.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
+import { requireActAs, requireExecuteAs, requireReadAs } from "../auth.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
   commandFailed,
   engineRoutes,
@@ -41,22 +41,11 @@ import {
   orFail,
   requireMatchingUser,
   type LedgerNode
-} from "./ledger-context.ts"
-import {
-  DisclosedContract,
-  JsCommand,
-  JsTransaction,
-  JsTransactionTree,
-  Parties,
-  readersOf,
-  renderTransaction,
-  renderTree,
-  toCommands,
-  toTransactionFormat,
-  TransactionFormat
-} from "./ledger-encoding.ts"
+} from "./context.ts"
+import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from "./encoding.ts"
+import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -370,7 +359,7 @@ const transactionFormatOf = (json: typeof TransactionFormat.Type | undefined, su
   Effect.gen(function* () {
     if (json === undefined) return defaultTransactionFormat(submission)
     const format = yield* orFail(toTransactionFormat(json, field), (e) => e)
-    const readers = readersOf({ transactions: format, reassignments: undefined, topologyParties: undefined })
+    const readers = LedgerApi.readersOf({ transactions: format, reassignments: undefined, topologyParties: undefined })
     for (const party of readers.parties) yield* requireReadAs(party)
     return format
   })

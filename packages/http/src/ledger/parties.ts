@@ -24,8 +24,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isPartyHint, partyId as makePartyId } from "@sandnet/core"
 import { External, LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { Admin } from "./engine-admin.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
+import { Admin } from "../engine-admin.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
   engineRoutes,
   fromExternalError,
@@ -34,10 +34,10 @@ import {
   partyExists,
   requireAdmin,
   type LedgerNode
-} from "./ledger-context.ts"
-import { Parties } from "./ledger-encoding.ts"
+} from "./context.ts"
+import { Parties } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes

@@ -11,10 +11,10 @@ import { OpenApi, type HttpApiEndpoint, type HttpLayerRouter } from "@effect/pla
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
 import { Context, Effect, Either, Layer, Option } from "effect"
-import { AuthenticatedUser, type Authenticator, type UserAccess } from "./auth.ts"
-import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "./errors.ts"
+import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
+import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
-import { notImplemented, Surfaces } from "./surface.ts"
+import { notImplemented, Surfaces } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -99,6 +99,13 @@ export const engineRoutes = <R>(
     })
   )
 
+/** Reads the engine under its lock (everything due is delivered first): the read's Left fails the effect. */
+export const read = <A, E>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(
+    node.runtime.run((engine) => Effect.sync(() => f(engine, node.participantOf(engine)))),
+    (either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))
+  )
+
 /** Annotates an endpoint with the reference's operation id and description (for the OpenAPI document). */
 export const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
   (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
@@ -118,6 +125,17 @@ export const requireReadAsAnyParty: Effect.Effect<UserAccess, PermissionDenied, 
       ? Effect.succeed(access)
       : Effect.fail(new PermissionDenied({ reason: "the CanReadAsAnyParty right is required for filtersForAnyParty" }))
 )
+
+/** Rights for reading with an update format: CanReadAs of each party it names, CanReadAsAnyParty for any party. */
+export const requireReaders = (format: LedgerApi.UpdateFormat) =>
+  Effect.gen(function* () {
+    const readers = LedgerApi.readersOf(format)
+    for (const party of readers.parties) yield* requireReadAs(party)
+    if (readers.anyParty) yield* requireReadAsAnyParty
+  })
+
+export const requireEventFormatReaders = (format: LedgerApi.EventFormat) =>
+  requireReaders({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
 
 /** ParticipantAdmin, or IdentityProviderAdmin of the given provider (party management). */
 export const requireAdmin = (identityProviderId: string | undefined): Effect.Effect<UserAccess, PermissionDenied, AuthenticatedUser> =>

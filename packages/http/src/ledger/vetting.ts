@@ -13,15 +13,15 @@
  *   PACKAGE_SELECTION_FAILED (FAILED_PRECONDITION) on the POST form, an answer without
  *   `packagePreference` on the deprecated GET form.
  *
- * `POST /v2/package-vetting/update` stays 501 (ledger-reserved.ts; docs/api.md says why).
+ * `POST /v2/package-vetting/update` stays 501 (reserved.ts; docs/api.md says why).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effect/platform"
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { InvalidRequest, LedgerApiError, type HandlerError } from "./errors.ts"
-import { engineRoutes, fromResolution, invalidBody, op, type LedgerNode } from "./ledger-context.ts"
+import { InvalidRequest, LedgerApiError, type HandlerError } from "../errors.ts"
+import { engineRoutes, fromResolution, invalidBody, op, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes

@@ -20,11 +20,11 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { requireParticipantAdmin } from "./auth.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
-import { engineRoutes, fromPackageError, op, type LedgerNode } from "./ledger-context.ts"
+import { requireParticipantAdmin } from "../auth.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
+import { engineRoutes, fromPackageError, op, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
