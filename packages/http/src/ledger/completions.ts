@@ -237,7 +237,7 @@ const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.
   serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeMessage(schema, message), (e) => e)
+        const request = yield* orFail(decodeMessage(schema, message))
         const setup = yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
         const logic = setup.participant.logic
         return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map((item) => renderItem(logic, item)) }

@@ -7,14 +7,14 @@
  * (`sandnet start` provides one); without it they answer 501, so that a node of user management
  * alone (tests of idps and users) still starts.
  */
-import { OpenApi, type HttpApiEndpoint, type HttpLayerRouter } from "@effect/platform"
+import type { HttpApiEndpoint, HttpLayerRouter } from "@effect/platform"
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
 import { Context, Effect, Either, Layer, Option } from "effect"
 import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
-import { notImplemented, Surfaces } from "../surface.ts"
+import { annotateEndpoint, notImplemented, orFail, Surfaces } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -108,9 +108,7 @@ export const read = <A, E>(node: LedgerNode, f: (engine: EngineInstance, partici
 
 /** Annotates an endpoint with the reference's operation id and description (for the OpenAPI document). */
 export const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
-    .annotate(OpenApi.Identifier, id)
-    .annotate(OpenApi.Description, description) as unknown as E
+  annotateEndpoint(endpoint, { id, description })
 
 // ---------------------------------------------------------------------------------------------
 // Rights
@@ -298,9 +296,7 @@ export const partyExists = (error: PartyAlreadyExists): LedgerApiError =>
     resources: [["PARTY", error.party]]
   })
 
-/** Either to Effect, mapping the error. */
-export const orFail = <A, E, F>(either: Either.Either<A, E>, map: (error: E) => F): Effect.Effect<A, F> =>
-  Either.isLeft(either) ? Effect.fail(map(either.left)) : Effect.succeed(either.right)
+export { orFail }
 
 export { InvalidArgument }
 

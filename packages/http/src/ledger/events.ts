@@ -98,7 +98,7 @@ const contractNotFound = (error: LedgerApi.ContractNotFoundById): LedgerApiError
 const eventsByContractId = (node: LedgerNode, request: typeof GetEventsByContractIdRequest.Type) =>
   Effect.gen(function* () {
     yield* checkContractId(request.contractId)
-    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"), (e) => e)
+    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"))
     const readers = LedgerApi.readersOf({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
     for (const party of readers.parties) yield* requireReadAs(party)
     if (readers.anyParty) yield* requireReadAsAnyParty

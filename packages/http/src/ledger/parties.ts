@@ -31,6 +31,7 @@ import {
   fromExternalError,
   invalidBody,
   op,
+  orFail,
   partyExists,
   requireAdmin,
   type LedgerNode
@@ -229,7 +230,7 @@ const MAX_PARTIES_PAGE_SIZE = 10_000
 const run = <A>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, HandlerError>) =>
   node.runtime
     .run((engine) => Effect.sync(() => f(engine, node.participantOf(engine))))
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 /** A user that will receive CanActAs of a new party must exist (checked before allocating). */
 const checkUser = (userId: string | undefined) =>

@@ -165,10 +165,10 @@ const renderActiveContract = (c: LedgerApi.ActiveContractView): typeof JsGetActi
 const activeContractsPage = (node: LedgerNode, request: typeof GetActiveContractsPageRequest.Type) =>
   Effect.gen(function* () {
     const settings = yield* LedgerApiConfig
-    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"), (e) => e)
+    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"))
     yield* requireEventFormatReaders(format)
     const digest = sha256OfParts("active-contracts-page", canonicalJson({ activeAtOffset: request.activeAtOffset ?? null, eventFormat: request.eventFormat }))
-    const token = yield* orFail(decodePageToken(request.pageToken, "active-contracts", digest), (e) => e)
+    const token = yield* orFail(decodePageToken(request.pageToken, "active-contracts", digest))
     const maxItems = pageSize(request.maxPageSize, settings.maxListElements)
     return yield* read(node, (engine, participant): Either.Either<typeof JsGetActiveContractsPageResponse.Type, HandlerError> =>
       Either.gen(function* () {
@@ -213,7 +213,7 @@ const readActiveContracts = (node: LedgerNode, payload: typeof GetActiveContract
     const json = payload.eventFormat ?? payload.filter
     if (json === undefined) return yield* Effect.fail(invalidBody("eventFormat", "is missing (or the deprecated filter)"))
     const field = payload.eventFormat !== undefined ? "eventFormat" : "filter"
-    const format = yield* orFail(toEventFormat(json, payload.eventFormat?.verbose ?? payload.verbose ?? false, field), (e) => e)
+    const format = yield* orFail(toEventFormat(json, payload.eventFormat?.verbose ?? payload.verbose ?? false, field))
     yield* requireEventFormatReaders(format)
     return yield* read(
       node,
@@ -235,7 +235,7 @@ const subscribeActiveContracts = (node: LedgerNode) =>
   serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeMessage(GetActiveContractsRequest, message), (e) => e)
+        const request = yield* orFail(decodeMessage(GetActiveContractsRequest, message))
         const { engine, contracts } = yield* readActiveContracts(node, request, Number.MAX_SAFE_INTEGER)
         return { engine, state: undefined, items: contracts.map((c): unknown => renderActiveContract(c)) }
       }),

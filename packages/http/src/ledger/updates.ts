@@ -222,7 +222,7 @@ const setupStream = (node: LedgerNode, request: GetUpdatesRequest, mode: StreamM
         invalidBody("endInclusive", `(${request.endInclusive}) must not be before beginExclusive (${request.beginExclusive})`)
       )
     }
-    const format = yield* orFail(updateFormatOfRequest(request, { trees: mode === "trees" }), (e) => e)
+    const format = yield* orFail(updateFormatOfRequest(request, { trees: mode === "trees" }))
     yield* requireReaders(format)
     return yield* read(node, (engine, participant): Either.Either<StreamSetup, HandlerError> =>
       Either.gen(function* () {
@@ -302,7 +302,7 @@ const subscribe = (node: LedgerNode, mode: StreamMode) => {
   return serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeMessage(GetUpdatesRequest, message), (e) => e)
+        const request = yield* orFail(decodeMessage(GetUpdatesRequest, message))
         const setup = yield* setupStream(node, request, mode, Number.MAX_SAFE_INTEGER)
         return { engine: setup.engine, state: { request, setup, scannedTo: setup.first.scannedTo }, items: setup.first.items.map((item): unknown => render(item)) }
       }),
@@ -331,7 +331,7 @@ const resolveFormat = (engine: EngineInstance, format: LedgerApi.UpdateFormat, f
 
 const lookupUpdate = (node: LedgerNode, by: { readonly updateId: string } | { readonly offset: number }, json: typeof UpdateFormat.Type) =>
   Effect.gen(function* () {
-    const format = yield* orFail(toUpdateFormat(json, "updateFormat"), (e) => e)
+    const format = yield* orFail(toUpdateFormat(json, "updateFormat"))
     yield* requireReaders(format)
     const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
       Either.gen(function* () {
@@ -366,7 +366,7 @@ const lookupTransaction = (
   request: Parameters<typeof legacyTransactionFormat>[0]
 ) =>
   Effect.gen(function* () {
-    const transactions = yield* orFail(legacyTransactionFormat(request), (e) => e)
+    const transactions = yield* orFail(legacyTransactionFormat(request))
     const format: LedgerApi.UpdateFormat = { transactions, reassignments: undefined, topologyParties: undefined }
     yield* requireReaders(format)
     const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
@@ -414,7 +414,7 @@ const lookupTree = (node: LedgerNode, by: { readonly updateId: string } | { read
 const updatesPage = (node: LedgerNode, request: typeof GetUpdatesPageRequest.Type) =>
   Effect.gen(function* () {
     const settings = yield* LedgerApiConfig
-    const format = yield* orFail(toUpdateFormat(request.updateFormat, "updateFormat"), (e) => e)
+    const format = yield* orFail(toUpdateFormat(request.updateFormat, "updateFormat"))
     yield* requireReaders(format)
     const begin = request.beginOffsetExclusive ?? 0
     const end = request.endOffsetInclusive
@@ -423,7 +423,7 @@ const updatesPage = (node: LedgerNode, request: typeof GetUpdatesPageRequest.Typ
     }
     const descending = request.descendingOrder ?? false
     const digest = sha256OfParts("updates-page", canonicalJson({ begin, end: end ?? null, descending, updateFormat: request.updateFormat }))
-    const token = yield* orFail(decodePageToken(request.pageToken, "updates", digest), (e) => e)
+    const token = yield* orFail(decodePageToken(request.pageToken, "updates", digest))
     const maxItems = pageSize(request.maxPageSize, settings.maxListElements)
     return yield* read(node, (engine, participant): Either.Either<typeof JsGetUpdatesPageResponse.Type, HandlerError> =>
       Either.gen(function* () {

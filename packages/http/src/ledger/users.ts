@@ -19,6 +19,7 @@ import { AuthenticatedUser, requireIdentityProviderAdmin, requireParticipantAdmi
 import { Admin } from "../engine-admin.ts"
 import { InvalidRequest, PermissionDenied, type RequestLocation } from "../errors.ts"
 import { bind, Surfaces } from "../surface.ts"
+import { op } from "./context.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (canton-json-api-v2.yaml)
@@ -147,10 +148,6 @@ const PageQuery = Schema.Struct({
 // Endpoints (operation ids as in the reference)
 // ---------------------------------------------------------------------------------------------
 
-const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
-    .annotate(OpenApi.Identifier, id)
-    .annotate(OpenApi.Description, description) as unknown as E
 
 export const CreateIdentityProviderConfig = op(
   HttpApiEndpoint.post("createIdentityProviderConfig", "/v2/idps")

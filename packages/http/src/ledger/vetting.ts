@@ -19,7 +19,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effe
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
 import { InvalidRequest, LedgerApiError, type HandlerError } from "../errors.ts"
-import { engineRoutes, fromResolution, invalidBody, op, type LedgerNode } from "./context.ts"
+import { engineRoutes, fromResolution, invalidBody, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "../surface.ts"
 
@@ -153,7 +153,7 @@ export const MAX_VETTED_PACKAGES_PAGE_SIZE = 100
 const run = <A>(node: LedgerNode, f: (engine: EngineInstance) => Either.Either<A, HandlerError>) =>
   node.runtime
     .run((engine) => Effect.sync(() => f(engine)))
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 const invalidArgument = (cause: string) =>
   new LedgerApiError({ code: "INVALID_ARGUMENT", category: "InvalidIndependentOfSystemState", cause })

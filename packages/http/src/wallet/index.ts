@@ -17,7 +17,7 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import type { MintingDelegationPayload, Outcome, WalletError, WalletTypes } from "@sandnet/engine"
 import { Effect, Layer } from "effect"
-import { bind, surfaceNotFound, Surfaces } from "../surface.ts"
+import { annotateEndpoint, bind, surfaceNotFound, Surfaces } from "../surface.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
 import {
   checkUserName,
@@ -35,8 +35,8 @@ import * as S from "./encoding.ts"
 // Endpoints
 // ---------------------------------------------------------------------------------------------
 
-const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).annotate(OpenApi.Description, description) as unknown as E
+/** Annotates an endpoint with its description (for the OpenAPI document). */
+const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E => annotateEndpoint(endpoint, { description })
 
 // External API (backward compatible)
 export const CreateTransferOffer = describe(
