@@ -35,11 +35,11 @@ export {
   type HandlerError,
   type SurfaceName
 } from "./errors.ts"
-export * as Ledger from "./ledger.ts"
-export { DEFAULT_LEDGER_API_SETTINGS, LedgerApiConfig, type LedgerApiSettings } from "./ledger-context.ts"
-export * as Scan from "./scan.ts"
-export * as Wallet from "./wallet.ts"
-export * as Registry from "./registry.ts"
+export * as Ledger from "./ledger/index.ts"
+export { DEFAULT_LEDGER_API_SETTINGS, LedgerApiConfig, type LedgerApiSettings } from "./ledger/context.ts"
+export * as Scan from "./scan/index.ts"
+export * as Wallet from "./wallet/index.ts"
+export * as Registry from "./registry/index.ts"
 export { DocsRoutes, SurfaceApis, openApiDocument } from "./openapi.ts"
 export {
   bind,

@@ -14,12 +14,12 @@
 import { HttpApi, HttpApiScalar, HttpLayerRouter, HttpServerResponse, OpenApi, OpenApiJsonSchema } from "@effect/platform"
 import { Layer } from "effect"
 import { ErrorResponse, JsCantonError, type SurfaceName } from "./errors.ts"
-import { LedgerApi } from "./ledger.ts"
-import { RegistryApi } from "./registry.ts"
-import { ScanApi } from "./scan.ts"
-import { ScanUpstreamGroup } from "./scan-upstream/index.ts"
+import { LedgerApi } from "./ledger/index.ts"
+import { RegistryApi } from "./registry/index.ts"
+import { ScanApi } from "./scan/index.ts"
+import { ScanUpstreamGroup } from "./scan/upstream/index.ts"
 import { RESERVED_SUMMARY, Surfaces, type Surface } from "./surface.ts"
-import { WalletApi } from "./wallet.ts"
+import { WalletApi } from "./wallet/index.ts"
 
 type Json = Record<string, unknown>
 

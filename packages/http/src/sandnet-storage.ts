@@ -19,7 +19,7 @@ import { decodeArchive, storedArchive, storedSnapshots, storeSnapshot, type Netw
 import { Effect, Either, Layer, Option, Schema } from "effect"
 import { requireParticipantAdmin } from "./auth.ts"
 import { LedgerApiError } from "./errors.ts"
-import { engineRoutes, invalidBody, op } from "./ledger-context.ts"
+import { engineRoutes, invalidBody, op } from "./ledger/context.ts"
 import { bind, Surfaces } from "./surface.ts"
 
 // ---------------------------------------------------------------------------------------------

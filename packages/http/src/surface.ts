@@ -31,7 +31,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Context, Effect, FiberRef, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, Either, FiberRef, Layer, Option, ParseResult, Schema } from "effect"
 import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
@@ -502,12 +502,31 @@ export const bind = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(
 /** Summary of declared endpoints that answer 501 until they are implemented. */
 export const RESERVED_SUMMARY = "Not implemented by this node yet (501)"
 
+/** What the OpenAPI document says of an endpoint: the reference's operation id, a description, a summary. */
+export interface EndpointAnnotations {
+  readonly id?: string
+  readonly description?: string
+  readonly summary?: string
+}
+
+/** The one endpoint-annotation helper: every surface annotates its declarations with it. */
+export const annotateEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, annotations: EndpointAnnotations): E => {
+  let annotated = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  if (annotations.id !== undefined) annotated = annotated.annotate(OpenApi.Identifier, annotations.id)
+  if (annotations.description !== undefined) annotated = annotated.annotate(OpenApi.Description, annotations.description)
+  if (annotations.summary !== undefined) annotated = annotated.annotate(OpenApi.Summary, annotations.summary)
+  return annotated as unknown as E
+}
+
 /** Marks an endpoint declaration as reserved: documented with a 501 answer (bind it with `notImplemented`). */
-export const reserved = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).annotate(
-    OpenApi.Summary,
-    RESERVED_SUMMARY
-  ) as unknown as E
+export const reserved = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E): E => annotateEndpoint(endpoint, { summary: RESERVED_SUMMARY })
+
+/** The one Either-to-Effect helper: a Left fails the effect (mapped by `map` when given). */
+export function orFail<A, E>(either: Either.Either<A, E>): Effect.Effect<A, E>
+export function orFail<A, E, F>(either: Either.Either<A, E>, map: (error: E) => F): Effect.Effect<A, F>
+export function orFail<A, E, F>(either: Either.Either<A, E>, map?: (error: E) => F): Effect.Effect<A, E | F> {
+  return Either.isLeft(either) ? Effect.fail(map === undefined ? either.left : map(either.left)) : Effect.succeed(either.right)
+}
 
 /** An endpoint of the reference that this node does not serve yet: 501 in the surface's shape. */
 export const notImplemented = (

@@ -296,3 +296,19 @@ export const resolveUpdateFormat = (
 /** The parties an event format names (its filtersByParty keys), sorted. */
 export const partiesOf = (format: EventFormat): ReadonlyArray<PartyId> =>
   [...new Set(format.filtersByParty.map(([party]) => party))].sort()
+
+/** Every party an update format reads as, and whether it reads as any party (the rights a reader needs). */
+export const readersOf = (format: UpdateFormat): { readonly parties: ReadonlyArray<PartyId>; readonly anyParty: boolean } => {
+  const parties = new Set<PartyId>()
+  let anyParty = false
+  for (const ef of [format.transactions?.eventFormat, format.reassignments]) {
+    if (ef === undefined) continue
+    for (const p of partiesOf(ef)) parties.add(p)
+    if (ef.filtersForAnyParty !== undefined) anyParty = true
+  }
+  if (format.topologyParties !== undefined) {
+    if (format.topologyParties.length === 0) anyParty = true
+    for (const p of format.topologyParties) parties.add(p)
+  }
+  return { parties: [...parties].sort(), anyParty }
+}

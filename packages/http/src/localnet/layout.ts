@@ -17,7 +17,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Dialect } from "../dialect/index.ts"
-import { LedgerApiConfig } from "../ledger-context.ts"
+import { LedgerApiConfig } from "../ledger/context.ts"
 import { serve, type ServeOptions } from "../server.ts"
 
 export const LOCALNET_USER = "ledger-api-user"

@@ -11,8 +11,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Layer, Schema } from "effect"
-import { ChoiceContext } from "../registry.ts"
-import { registryContext, withScan } from "../scan-engine.ts"
+import { ChoiceContext } from "./index.ts"
+import { registryContext, withScan } from "../scan/engine.ts"
 import { bind, Surfaces } from "../surface.ts"
 
 /** What of TransferFactory_Transfer's arguments the registry reads (the rest passes through unread). */

@@ -9,7 +9,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
-import { withScan } from "../scan-engine.ts"
+import { withScan } from "./engine.ts"
 import { bind, Surfaces } from "../surface.ts"
 
 export const GetMemberTrafficStatusResponse = Schema.Struct({

@@ -15,9 +15,9 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
-import { Contract, ContractWithState } from "../scan.ts"
-import { withScan, type ScanView } from "../scan-engine.ts"
-import { byRoundNumber, contractsOfTemplate, UpstreamTemplates, withState } from "../scan-upstream/reads.ts"
+import { Contract, ContractWithState } from "../scan/index.ts"
+import { withScan, type ScanView } from "../scan/engine.ts"
+import { byRoundNumber, contractsOfTemplate, UpstreamTemplates, withState } from "../scan/upstream/reads.ts"
 import { bind, Surfaces } from "../surface.ts"
 
 export const GetDsoPartyIdProxy = HttpApiEndpoint.get("getDsoPartyIdProxy", "/v0/scan-proxy/dso-party-id").addSuccess(

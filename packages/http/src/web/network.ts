@@ -8,7 +8,7 @@ import { HttpApiEndpoint } from "@effect/platform"
 import { toIso } from "@sandnet/core"
 import type { CoinNetwork, ParticipantNode } from "@sandnet/engine"
 import { Schema } from "effect"
-import type { ScanView } from "../scan-engine.ts"
+import type { ScanView } from "../scan/engine.ts"
 import { renderPoint, supplyHistory, thin } from "./supply.ts"
 
 const Strings = Schema.Array(Schema.String)

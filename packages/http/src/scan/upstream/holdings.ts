@@ -11,9 +11,9 @@ import { HttpApiEndpoint } from "@effect/platform"
 import { formatAmount, parseIso, toIso } from "@sandnet/core"
 import { ScanApi } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
-import { InvalidRequest } from "../errors.ts"
-import { withScan } from "../scan-engine.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { InvalidRequest } from "../../errors.ts"
+import { withScan } from "../engine.ts"
+import { bind, Surfaces } from "../../surface.ts"
 
 const RequestFields = {
   migration_id: Schema.Int,

@@ -9,7 +9,7 @@
 import { ScanApi, type SuperValidatorNode } from "@sandnet/engine"
 import type { Micros } from "@sandnet/core"
 import { Effect, Option } from "effect"
-import { NotImplemented } from "./errors.ts"
+import { NotImplemented } from "../errors.ts"
 import { NodeRuntime, type EngineInstance } from "@sandnet/node"
 
 /** What a read needs: the scan's super validator, the engine (registry, dso) and the engine's time. */

@@ -1,5 +1,5 @@
 /**
- * Ledger JSON surface (`/v2`): identity provider configurations and users with their rights, over
+ * Ledger surface (`/v2`): identity provider configurations and users with their rights, over
  * the engine's UserManagement. Shapes follow canton-json-api-v2 (IdentityProviderConfig, User,
  * Right/Kind, ObjectMeta, FieldMask, the request and response messages).
  *
@@ -11,29 +11,15 @@
  * - list users: an administrator (an IdentityProviderAdmin sees its provider's users).
  * - move a user to another identity provider: ParticipantAdmin.
  * - /v2/authenticated-user: any authenticated user.
- *
- * The engine endpoints live in their own modules (ledger-updates.ts, ledger-commands.ts,
- * ledger-completions.ts, ledger-events.ts, ledger-parties.ts, ledger-packages.ts, ledger-dev.ts; shapes in ledger-encoding.ts, shared
- * settings and error mapping in ledger-context.ts); their groups are added to `LedgerApi` below
- * and their routes to `LedgerRoutes`. They bind when a NodeRuntime is in the routes' context.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import type { InvalidArgument } from "@sandnet/core"
 import { Effect, Either, Layer, Schema } from "effect"
-import { AuthenticatedUser, requireIdentityProviderAdmin, requireParticipantAdmin, type UserAccess } from "./auth.ts"
-import { Admin } from "./engine-admin.ts"
-import { InvalidRequest, PermissionDenied, type RequestLocation } from "./errors.ts"
-import { CommandRoutes, CommandsGroup, InteractiveSubmissionGroup } from "./ledger-commands.ts"
-import { CompletionRoutes, CompletionsGroup } from "./ledger-completions.ts"
-import { DevRoutes, SandnetGroup } from "./ledger-dev.ts"
-import { ContractGroup, EventQueryGroup, EventRoutes } from "./ledger-events.ts"
-import { PackageRoutes, PackagesGroup, VersionGroup } from "./ledger-packages.ts"
-import { PartiesGroup, PartyRoutes } from "./ledger-parties.ts"
-import { ReservedLedgerGroup, ReservedLedgerRoutes } from "./ledger-reserved.ts"
-import { StateGroup, UpdateRoutes, UpdatesGroup } from "./ledger-updates.ts"
-import { PackageVettingGroup, PreferredPackagesGroup, VettingRoutes } from "./ledger-vetting.ts"
-import { SandnetStorageGroup } from "./sandnet-storage.ts"
-import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
+import { AuthenticatedUser, requireIdentityProviderAdmin, requireParticipantAdmin, type UserAccess } from "../auth.ts"
+import { Admin } from "../engine-admin.ts"
+import { InvalidRequest, PermissionDenied, type RequestLocation } from "../errors.ts"
+import { bind, Surfaces } from "../surface.ts"
+import { op } from "./context.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (canton-json-api-v2.yaml)
@@ -162,10 +148,6 @@ const PageQuery = Schema.Struct({
 // Endpoints (operation ids as in the reference)
 // ---------------------------------------------------------------------------------------------
 
-const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
-    .annotate(OpenApi.Identifier, id)
-    .annotate(OpenApi.Description, description) as unknown as E
 
 export const CreateIdentityProviderConfig = op(
   HttpApiEndpoint.post("createIdentityProviderConfig", "/v2/idps")
@@ -288,28 +270,6 @@ export const UsersGroup = HttpApiGroup.make("users")
   .add(RevokeUserRights)
   .add(UpdateUserIdentityProviderId)
   .annotate(OpenApi.Title, "User Management")
-
-/** The ledger surface's API declaration (for the OpenAPI document). */
-export const LedgerApi = HttpApi.make("ledger")
-  .add(CommandsGroup)
-  .add(CompletionsGroup)
-  .add(InteractiveSubmissionGroup)
-  .add(PreferredPackagesGroup)
-  .add(UpdatesGroup)
-  .add(StateGroup)
-  .add(EventQueryGroup)
-  .add(ContractGroup)
-  .add(PartiesGroup)
-  .add(PackagesGroup)
-  .add(PackageVettingGroup)
-  .add(VersionGroup)
-  .add(IdentityProvidersGroup)
-  .add(UsersGroup)
-  .add(SandnetGroup)
-  .add(SandnetStorageGroup)
-  .add(ReservedLedgerGroup)
-  .annotate(OpenApi.Title, "JSON Ledger API HTTP endpoints (Sandnet)")
-  .annotate(OpenApi.Version, "3.5")
 
 // ---------------------------------------------------------------------------------------------
 // Conversions
@@ -639,20 +599,4 @@ export const UserRoutes = Layer.mergeAll(
       return {}
     })
   )
-)
-
-/** Every ledger route implemented in this package, plus the ledger's 404 for unknown /v2 paths. */
-export const LedgerRoutes = Layer.mergeAll(
-  IdentityProviderRoutes,
-  UserRoutes,
-  UpdateRoutes,
-  CommandRoutes,
-  CompletionRoutes,
-  EventRoutes,
-  PartyRoutes,
-  PackageRoutes,
-  VettingRoutes,
-  DevRoutes,
-  ReservedLedgerRoutes,
-  surfaceNotFound(ledger)
 )

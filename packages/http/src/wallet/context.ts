@@ -17,8 +17,8 @@
 import { Admin, awaitOutcome, walletErrorStatus, type Network, type Outcome, type Topology, type WalletApi, type WalletError, type WalletNode } from "@sandnet/engine"
 import type { Micros } from "@sandnet/core"
 import { Duration, Effect, Either, Option } from "effect"
-import { AuthenticatedSubject, AuthenticatedUser } from "./auth.ts"
-import { InvalidRequest, LedgerApiError, NotImplemented, PermissionDenied, type HandlerError, type RequestLocation } from "./errors.ts"
+import { AuthenticatedSubject, AuthenticatedUser } from "../auth.ts"
+import { InvalidRequest, LedgerApiError, NotImplemented, PermissionDenied, type HandlerError, type RequestLocation } from "../errors.ts"
 import { NodeRuntime, type EngineInstance } from "@sandnet/node"
 
 /** What a wallet handler sees, under the runtime's lock. */

@@ -20,11 +20,11 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { requireParticipantAdmin } from "./auth.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
-import { engineRoutes, fromPackageError, op, type LedgerNode } from "./ledger-context.ts"
+import { requireParticipantAdmin } from "../auth.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
+import { engineRoutes, fromPackageError, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -122,7 +122,7 @@ export const VersionGroup = HttpApiGroup.make("version").add(GetVersion).annotat
 const run = <A>(node: LedgerNode, f: (engine: EngineInstance) => Either.Either<A, HandlerError>) =>
   node.runtime
     .run((engine) => Effect.sync(() => f(engine)))
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 const checkSynchronizer = (engine: EngineInstance, synchronizerId: string | undefined): Either.Either<void, HandlerError> =>
   synchronizerId === undefined || synchronizerId === "" || engine.topology.synchronizer(synchronizerId) !== undefined

@@ -20,14 +20,15 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LedgerApi, type ParticipantLogic, type ParticipantNode } from "@sandnet/engine"
 import { toIso } from "@sandnet/core"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
-import { AuthenticatedUser, requireReadAs } from "./auth.ts"
-import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerError } from "./errors.ts"
-import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./ledger-context.ts"
-import { JsStatus, JsTraceContext, OffsetCheckpointValue, Parties, renderCheckpoint, SynchronizerTime } from "./ledger-encoding.ts"
-import { StreamListQuery } from "./ledger-updates.ts"
-import { decodeMessage, serveWebSocket } from "./ledger-websocket.ts"
+import { AuthenticatedUser, requireReadAs } from "../auth.ts"
+import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerError } from "../errors.ts"
+import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./context.ts"
+import { JsStatus, JsTraceContext, OffsetCheckpointValue, renderCheckpoint, SynchronizerTime } from "./encoding.ts"
+import { Parties } from "./requests.ts"
+import { StreamListQuery } from "./paging.ts"
+import { decodeMessage, serveWebSocket } from "./websocket.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -231,12 +232,12 @@ const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof
     return items.map((item) => renderItem(logic, item))
   })
 
-/** The websocket form: one request message in, every item out, new ones until the client closes (see ledger-websocket.ts). */
+/** The websocket form: one request message in, every item out, new ones until the client closes (see websocket.ts). */
 const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.Schema<A, I>, kind: StreamKind) =>
   serveWebSocket(node, {
     start: (message: string) =>
       Effect.gen(function* () {
-        const request = yield* orFail(decodeMessage(schema, message), (e) => e)
+        const request = yield* orFail(decodeMessage(schema, message))
         const setup = yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
         const logic = setup.participant.logic
         return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map((item) => renderItem(logic, item)) }

@@ -26,8 +26,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { External, LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
 import type { ActiveContract, PartyId } from "@sandnet/core"
 import { Duration, Effect, Either, Layer, Schema } from "effect"
-import { requireActAs, requireExecuteAs, requireReadAs } from "./auth.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
+import { requireActAs, requireExecuteAs, requireReadAs } from "../auth.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
   commandFailed,
   engineRoutes,
@@ -41,22 +41,11 @@ import {
   orFail,
   requireMatchingUser,
   type LedgerNode
-} from "./ledger-context.ts"
-import {
-  DisclosedContract,
-  JsCommand,
-  JsTransaction,
-  JsTransactionTree,
-  Parties,
-  readersOf,
-  renderTransaction,
-  renderTree,
-  toCommands,
-  toTransactionFormat,
-  TransactionFormat
-} from "./ledger-encoding.ts"
+} from "./context.ts"
+import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from "./encoding.ts"
+import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -277,7 +266,7 @@ const submissionOf = (json: JsCommands, field: string) =>
     yield* checkCommandId(json.commandId, `${prefix}commandId`)
     for (const party of json.actAs) yield* requireActAs(party)
     for (const party of json.readAs ?? []) yield* requireReadAs(party)
-    const commands = yield* orFail(toCommands(json.commands, `${prefix}commands`), (e) => e)
+    const commands = yield* orFail(toCommands(json.commands, `${prefix}commands`))
     if (commands.length === 0) return yield* Effect.fail(invalidBody(`${prefix}commands`, "must not be empty"))
     const disclosedContracts = yield* orFail(
       LedgerApi.decodeDisclosedContracts(json.disclosedContracts ?? [], `${prefix}disclosedContracts`),
@@ -370,8 +359,8 @@ const defaultTransactionFormat = (submission: Submission): LedgerApi.Transaction
 const transactionFormatOf = (json: typeof TransactionFormat.Type | undefined, submission: Submission, field: string) =>
   Effect.gen(function* () {
     if (json === undefined) return defaultTransactionFormat(submission)
-    const format = yield* orFail(toTransactionFormat(json, field), (e) => e)
-    const readers = readersOf({ transactions: format, reassignments: undefined, topologyParties: undefined })
+    const format = yield* orFail(toTransactionFormat(json, field))
+    const readers = LedgerApi.readersOf({ transactions: format, reassignments: undefined, topologyParties: undefined })
     for (const party of readers.parties) yield* requireReadAs(party)
     return format
   })
@@ -413,7 +402,7 @@ const committedTransaction = (
         )
       })
     )
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 // =============================================================================================
 // Interactive submission
@@ -428,7 +417,7 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
     if (request.hashingSchemeVersion !== undefined && request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_V2" && request.hashingSchemeVersion !== "HASHING_SCHEME_VERSION_UNSPECIFIED") {
       return yield* Effect.fail(invalidBody("hashingSchemeVersion", `${request.hashingSchemeVersion} is not supported; Sandnet answers HASHING_SCHEME_VERSION_V2`))
     }
-    const commands = yield* orFail(toCommands(request.commands, "commands"), (e) => e)
+    const commands = yield* orFail(toCommands(request.commands, "commands"))
     if (commands.length === 0) return yield* Effect.fail(invalidBody("commands", "must not be empty"))
     const disclosedContracts = yield* orFail(LedgerApi.decodeDisclosedContracts(request.disclosedContracts ?? [], "disclosedContracts"), fromInvalidArgument)
     const prepared = yield* node.runtime
@@ -452,7 +441,7 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
           return Either.mapLeft(result, (error): HandlerError => (error._tag === "CommandRejected" ? fromCommandRejected(error) : fromInterpretation(error)))
         })
       )
-      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+      .pipe(Effect.flatMap((either) => orFail(either)))
     return {
       preparedTransaction: prepared.encoded,
       preparedTransactionHash: prepared.hash.base64,
@@ -484,7 +473,7 @@ const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
           )
         })
       )
-      .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+      .pipe(Effect.flatMap((either) => orFail(either)))
     const submission: Submission = {
       userId: request.userId !== undefined && request.userId !== "" ? request.userId : access.user.id,
       submissionId: request.submissionId === "" ? undefined : request.submissionId,

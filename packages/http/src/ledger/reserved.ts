@@ -4,8 +4,8 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Layer } from "effect"
-import { op } from "./ledger-context.ts"
-import { notImplemented, reserved, Surfaces } from "./surface.ts"
+import { op } from "./context.ts"
+import { notImplemented, reserved, Surfaces } from "../surface.ts"
 
 const r = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E => reserved(op(endpoint, id, description))
 

@@ -15,10 +15,10 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import { isContractId } from "@sandnet/core"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
-import { InvalidRequest } from "./errors.ts"
-import { JsonObject } from "./scan.ts"
-import { registryContext, withScan } from "./scan-engine.ts"
-import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
+import { InvalidRequest } from "../errors.ts"
+import { JsonObject } from "../scan/index.ts"
+import { registryContext, withScan } from "../scan/engine.ts"
+import { bind, surfaceNotFound, Surfaces } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (token-standard-transfer-instruction-v1/v2.yaml, token-standard-metadata-v1.yaml)

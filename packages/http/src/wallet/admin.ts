@@ -1,7 +1,7 @@
 /**
  * Validator administration on the wallet surface (`/api/validator/v0/admin/...`, W3): users and
  * external parties (splice-validator-internal.yaml). Every endpoint needs an administrator
- * (wallet-context.ts `requireWalletAdmin`: ParticipantAdmin, or a user acting as the operator).
+ * (context.ts `requireWalletAdmin`: ParticipantAdmin, or a user acting as the operator).
  *
  *   users              POST /v0/admin/users (onboard), GET /v0/admin/users, POST /v0/admin/users/offboard?username=
  *   external parties   POST /v0/admin/external-party/topology/generate, /submit (hex keys and signatures)
@@ -12,10 +12,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { External, ExternalPartyWallet, LedgerApi, PreapprovalNotFound } from "@sandnet/engine"
-import { Effect, Either, Layer } from "effect"
-import { InvalidRequest, type HandlerError } from "./errors.ts"
-import { fromExternalError, partyExists } from "./ledger-context.ts"
-import { bind, Surfaces } from "./surface.ts"
+import { Effect, Layer } from "effect"
+import { InvalidRequest, type HandlerError } from "../errors.ts"
+import { fromExternalError, partyExists } from "../ledger/context.ts"
+import { annotateEndpoint, bind, orFail, Surfaces } from "../surface.ts"
 import {
   checkUserName,
   deleteLedgerUser,
@@ -25,11 +25,11 @@ import {
   walletCommand,
   walletRead,
   withWallet
-} from "./wallet-context.ts"
-import * as S from "./wallet-schemas.ts"
+} from "./context.ts"
+import * as S from "./encoding.ts"
 
-const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).annotate(OpenApi.Description, description) as unknown as E
+/** Annotates an endpoint with its description (for the OpenAPI document). */
+const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E => annotateEndpoint(endpoint, { description })
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
@@ -134,8 +134,6 @@ const w = Surfaces.wallet
 /** Runs `body` after the administrator check. */
 const admin = <A, R>(body: Effect.Effect<A, HandlerError, R>) => Effect.zipRight(requireWalletAdmin, body)
 
-const orFail = <A, E>(either: Either.Either<A, E>, map: (error: E) => HandlerError): Effect.Effect<A, HandlerError> =>
-  Either.isLeft(either) ? Effect.fail(map(either.left)) : Effect.succeed(either.right)
 
 export const AdminRoutes = Layer.mergeAll(
   bind(w, OnboardUser, ({ payload }) =>

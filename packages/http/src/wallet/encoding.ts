@@ -7,7 +7,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { ExternalPartyWallet, WalletTypes } from "@sandnet/engine"
 import { Schema } from "effect"
-import { Contract, ContractWithState, JsonValue } from "./scan.ts"
+import { Contract, ContractWithState, JsonValue } from "../scan/index.ts"
 
 const Amount = Schema.String.annotations({
   description:

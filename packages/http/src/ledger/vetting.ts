@@ -13,15 +13,15 @@
  *   PACKAGE_SELECTION_FAILED (FAILED_PRECONDITION) on the POST form, an answer without
  *   `packagePreference` on the deprecated GET form.
  *
- * `POST /v2/package-vetting/update` stays 501 (ledger-reserved.ts; docs/api.md says why).
+ * `POST /v2/package-vetting/update` stays 501 (reserved.ts; docs/api.md says why).
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effect/platform"
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { InvalidRequest, LedgerApiError, type HandlerError } from "./errors.ts"
-import { engineRoutes, fromResolution, invalidBody, op, type LedgerNode } from "./ledger-context.ts"
+import { InvalidRequest, LedgerApiError, type HandlerError } from "../errors.ts"
+import { engineRoutes, fromResolution, invalidBody, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -153,7 +153,7 @@ export const MAX_VETTED_PACKAGES_PAGE_SIZE = 100
 const run = <A>(node: LedgerNode, f: (engine: EngineInstance) => Either.Either<A, HandlerError>) =>
   node.runtime
     .run((engine) => Effect.sync(() => f(engine)))
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 const invalidArgument = (cause: string) =>
   new LedgerApiError({ code: "INVALID_ARGUMENT", category: "InvalidIndependentOfSystemState", cause })

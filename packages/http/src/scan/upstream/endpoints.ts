@@ -15,7 +15,7 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Contract, ContractValueEncoding, ContractWithState, EventHistoryItem, MaybeCachedContractWithState, UpdateHistoryItemV2 } from "../scan.ts"
+import { Contract, ContractValueEncoding, ContractWithState, EventHistoryItem, MaybeCachedContractWithState, UpdateHistoryItemV2 } from "../index.ts"
 
 export const GetDsoInfoResponse = Schema.Struct({
   sv_user: Schema.String,

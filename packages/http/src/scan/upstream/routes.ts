@@ -6,9 +6,9 @@
 import { parseIso } from "@sandnet/core"
 import { ScanApi as ScanReads, requiredNumVotes } from "@sandnet/engine"
 import { Effect, Either, Layer } from "effect"
-import { InvalidRequest } from "../errors.ts"
-import { renderOptions, withScan, type ScanView } from "../scan-engine.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { InvalidRequest } from "../../errors.ts"
+import { renderOptions, withScan, type ScanView } from "../engine.ts"
+import { bind, Surfaces } from "../../surface.ts"
 import {
   GetClosedRounds,
   GetDso,

@@ -8,10 +8,10 @@
  */
 import { HttpServerRequest, Socket } from "@effect/platform"
 import { Effect, Either, Fiber, Option, Queue, Schema } from "effect"
-import { AuthenticatedUser } from "./auth.ts"
-import { Dialect, inboundText, outbound } from "./dialect/index.ts"
-import { describeUnknown, InvalidRequest, toJsCantonError } from "./errors.ts"
-import { LedgerApiConfig, type LedgerNode } from "./ledger-context.ts"
+import { AuthenticatedUser } from "../auth.ts"
+import { Dialect, inboundText, outbound } from "../dialect/index.ts"
+import { describeUnknown, InvalidRequest, toJsCantonError } from "../errors.ts"
+import { LedgerApiConfig, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
 
 /** A websocket error message: the standard error body, a 400's text as INVALID_ARGUMENT. */

@@ -24,20 +24,21 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isPartyHint, partyId as makePartyId } from "@sandnet/core"
 import { External, LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { Admin } from "./engine-admin.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
+import { Admin } from "../engine-admin.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
   engineRoutes,
   fromExternalError,
   invalidBody,
   op,
+  orFail,
   partyExists,
   requireAdmin,
   type LedgerNode
-} from "./ledger-context.ts"
-import { Parties } from "./ledger-encoding.ts"
+} from "./context.ts"
+import { Parties } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -229,7 +230,7 @@ const MAX_PARTIES_PAGE_SIZE = 10_000
 const run = <A>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, HandlerError>) =>
   node.runtime
     .run((engine) => Effect.sync(() => f(engine, node.participantOf(engine))))
-    .pipe(Effect.flatMap((either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))))
+    .pipe(Effect.flatMap((either) => orFail(either)))
 
 /** A user that will receive CanActAs of a new party must exist (checked before allocating). */
 const checkUser = (userId: string | undefined) =>

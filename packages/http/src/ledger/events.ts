@@ -19,11 +19,12 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isContractId, toIso } from "@sandnet/core"
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
-import { requireReadAs } from "./auth.ts"
-import { LedgerApiError, type HandlerError } from "./errors.ts"
-import { engineRoutes, fromResolution, invalidBody, op, orFail, requireReadAsAnyParty, type LedgerNode } from "./ledger-context.ts"
-import { ArchivedEvent, CreatedEvent, EventFormat, Parties, readersOf, renderCreated, renderEvent, toEventFormat } from "./ledger-encoding.ts"
-import { bind, Surfaces } from "./surface.ts"
+import { requireReadAs } from "../auth.ts"
+import { LedgerApiError, type HandlerError } from "../errors.ts"
+import { engineRoutes, fromResolution, invalidBody, op, orFail, requireReadAsAnyParty, type LedgerNode } from "./context.ts"
+import { ArchivedEvent, CreatedEvent, renderCreated, renderEvent } from "./encoding.ts"
+import { EventFormat, Parties, toEventFormat } from "./requests.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -97,8 +98,8 @@ const contractNotFound = (error: LedgerApi.ContractNotFoundById): LedgerApiError
 const eventsByContractId = (node: LedgerNode, request: typeof GetEventsByContractIdRequest.Type) =>
   Effect.gen(function* () {
     yield* checkContractId(request.contractId)
-    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"), (e) => e)
-    const readers = readersOf({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
+    const format = yield* orFail(toEventFormat(request.eventFormat, request.eventFormat.verbose ?? false, "eventFormat"))
+    const readers = LedgerApi.readersOf({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
     for (const party of readers.parties) yield* requireReadAs(party)
     if (readers.anyParty) yield* requireReadAsAnyParty
     const events = yield* node.runtime.read((engine) =>

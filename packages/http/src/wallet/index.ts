@@ -3,7 +3,7 @@
  * (packages/engine/src/wallet) over HTTP. Every call needs a bearer JWT whose `sub` is the wallet's
  * ledger user (401 `{error}` without or with a bad one); a user that is not onboarded gets 404
  * "wallet not found". Shapes: splice-wallet-external.yaml, splice-wallet-internal.yaml and
- * splice-validator-internal.yaml, with "coin" for "amulet" (see wallet-schemas.ts and docs/api.md).
+ * splice-validator-internal.yaml, with "coin" for "amulet" (see encoding.ts and docs/api.md).
  *
  *   external API   POST /v0/wallet/transfer-offers (W1), GET /v0/wallet/transfer-offers,
  *                  POST /v0/wallet/transfer-offers/{tracking_id}/status,
@@ -12,13 +12,13 @@
  *                  (contract id in the body or in the path), accepted offers, user-status, tap,
  *                  featured app right, preapprovals, token-standard transfers, reward coupons,
  *                  minting delegations, /v0/register, /v0/validator-user
- *   administration wallet-admin.ts (/v0/admin/...)
+ *   administration admin.ts (/v0/admin/...)
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import type { MintingDelegationPayload, Outcome, WalletError, WalletTypes } from "@sandnet/engine"
 import { Effect, Layer } from "effect"
-import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
-import { AdminGroup, AdminRoutes } from "./wallet-admin.ts"
+import { annotateEndpoint, bind, surfaceNotFound, Surfaces } from "../surface.ts"
+import { AdminGroup, AdminRoutes } from "./admin.ts"
 import {
   checkUserName,
   ensureLedgerUser,
@@ -28,15 +28,15 @@ import {
   walletUser,
   withWallet,
   type WalletView
-} from "./wallet-context.ts"
-import * as S from "./wallet-schemas.ts"
+} from "./context.ts"
+import * as S from "./encoding.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
 // ---------------------------------------------------------------------------------------------
 
-const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).annotate(OpenApi.Description, description) as unknown as E
+/** Annotates an endpoint with its description (for the OpenAPI document). */
+const describe = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, description: string): E => annotateEndpoint(endpoint, { description })
 
 // External API (backward compatible)
 export const CreateTransferOffer = describe(

@@ -1,5 +1,5 @@
 /**
- * The reads behind the upstream scan endpoints that the spec does not name (scan-upstream/routes.ts):
+ * The reads behind the upstream scan endpoints that the spec does not name (routes.ts):
  * the DSO's contracts of a template on the scan's participant (rounds, rules, featured apps, vote
  * requests) and the scan's history in (migration id, record time) order. They read the first super
  * validator's scan and participant through the engine's public objects and render with the

@@ -17,9 +17,9 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpServerReques
 import { isContractId, isUpdateId, parseIso, toIso, type Json } from "@sandnet/core"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
-import { InvalidRequest } from "./errors.ts"
-import { renderOptions, withScan } from "./scan-engine.ts"
-import { bind, surfaceNotFound, Surfaces } from "./surface.ts"
+import { InvalidRequest } from "../errors.ts"
+import { renderOptions, withScan } from "./engine.ts"
+import { bind, surfaceNotFound, Surfaces } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (splice-scan.yaml, common-external.yaml, common-internal.yaml)

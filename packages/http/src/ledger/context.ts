@@ -7,14 +7,14 @@
  * (`sandnet start` provides one); without it they answer 501, so that a node of user management
  * alone (tests of idps and users) still starts.
  */
-import { OpenApi, type HttpApiEndpoint, type HttpLayerRouter } from "@effect/platform"
+import type { HttpApiEndpoint, HttpLayerRouter } from "@effect/platform"
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
 import { Context, Effect, Either, FiberRef, Layer, Option } from "effect"
-import { AuthenticatedUser, type Authenticator, type UserAccess } from "./auth.ts"
-import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "./errors.ts"
+import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
+import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
-import { notImplemented, ReadOnlyRequest, Surfaces } from "./surface.ts"
+import { annotateEndpoint, notImplemented, orFail, ReadOnlyRequest, Surfaces } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -105,11 +105,16 @@ const readsAsReads = (runtime: NodeRuntimeService): NodeRuntimeService => ({
   run: (operation) => Effect.flatMap(FiberRef.get(ReadOnlyRequest), (read) => (read ? runtime.read(operation) : runtime.run(operation)))
 })
 
+/** Reads the engine as the last operation left it (a runtime read: no lock): the read's Left fails the effect. */
+export const read = <A, E>(node: LedgerNode, f: (engine: EngineInstance, participant: ParticipantNode) => Either.Either<A, E>): Effect.Effect<A, E> =>
+  Effect.flatMap(
+    node.runtime.read((engine) => Effect.sync(() => f(engine, node.participantOf(engine)))),
+    (either) => (Either.isLeft(either) ? Effect.fail(either.left) : Effect.succeed(either.right))
+  )
+
 /** Annotates an endpoint with the reference's operation id and description (for the OpenAPI document). */
 export const op = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E =>
-  (endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
-    .annotate(OpenApi.Identifier, id)
-    .annotate(OpenApi.Description, description) as unknown as E
+  annotateEndpoint(endpoint, { id, description })
 
 // ---------------------------------------------------------------------------------------------
 // Rights
@@ -124,6 +129,17 @@ export const requireReadAsAnyParty: Effect.Effect<UserAccess, PermissionDenied, 
       ? Effect.succeed(access)
       : Effect.fail(new PermissionDenied({ reason: "the CanReadAsAnyParty right is required for filtersForAnyParty" }))
 )
+
+/** Rights for reading with an update format: CanReadAs of each party it names, CanReadAsAnyParty for any party. */
+export const requireReaders = (format: LedgerApi.UpdateFormat) =>
+  Effect.gen(function* () {
+    const readers = LedgerApi.readersOf(format)
+    for (const party of readers.parties) yield* requireReadAs(party)
+    if (readers.anyParty) yield* requireReadAsAnyParty
+  })
+
+export const requireEventFormatReaders = (format: LedgerApi.EventFormat) =>
+  requireReaders({ transactions: { eventFormat: format, shape: "ACS_DELTA" }, reassignments: undefined, topologyParties: undefined })
 
 /** ParticipantAdmin, or IdentityProviderAdmin of the given provider (party management). */
 export const requireAdmin = (identityProviderId: string | undefined): Effect.Effect<UserAccess, PermissionDenied, AuthenticatedUser> =>
@@ -286,9 +302,7 @@ export const partyExists = (error: PartyAlreadyExists): LedgerApiError =>
     resources: [["PARTY", error.party]]
   })
 
-/** Either to Effect, mapping the error. */
-export const orFail = <A, E, F>(either: Either.Either<A, E>, map: (error: E) => F): Effect.Effect<A, F> =>
-  Either.isLeft(either) ? Effect.fail(map(either.left)) : Effect.succeed(either.right)
+export { orFail }
 
 export { InvalidArgument }
 

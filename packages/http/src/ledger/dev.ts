@@ -11,11 +11,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_MINUTE, MICROS_PER_SECOND, toIso, type Micros } from "@sandnet/core"
 import { Effect, Layer, Schema } from "effect"
-import { requireParticipantAdmin } from "./auth.ts"
-import { LedgerApiError } from "./errors.ts"
-import { Admin } from "./engine-admin.ts"
-import { engineRoutes, invalidBody, op } from "./ledger-context.ts"
-import { bind, Surfaces } from "./surface.ts"
+import { requireParticipantAdmin } from "../auth.ts"
+import { LedgerApiError } from "../errors.ts"
+import { Admin } from "../engine-admin.ts"
+import { engineRoutes, invalidBody, op } from "./context.ts"
+import { bind, Surfaces } from "../surface.ts"
 
 const UNITS: Readonly<Record<string, number>> = {
   us: 1,

@@ -1,0 +1,52 @@
+/**
+ * What the list and page forms of the update and state services share: the list query (`limit`,
+ * `stream_idle_timeout_ms`), page sizes and page tokens (base64url JSON: where the next page
+ * starts, and a digest of the request it belongs to; a token only continues the request of its
+ * first page).
+ */
+import { Either, Schema } from "effect"
+import type { InvalidRequest } from "../errors.ts"
+import { invalidBody } from "./context.ts"
+
+const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
+
+export const StreamListQuery = Schema.Struct({
+  limit: Schema.optional(NonNegativeIntFromString),
+  stream_idle_timeout_ms: Schema.optional(NonNegativeIntFromString)
+})
+
+export const NonNegativeOffset = Schema.Int.pipe(Schema.nonNegative())
+export const PageSize = Schema.Int.pipe(Schema.positive())
+
+export const LIST_NOTICE =
+  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); an open-ended request waits up to stream_idle_timeout_ms (default 500) for more."
+
+export const PAGE_NOTICE = "\nNotice: maxPageSize defaults to (and is capped by) the node's list limit, 200 by default."
+
+/** What a page token carries: where the next page starts, and a digest of the request it belongs to. */
+export const PageToken = Schema.Struct({
+  v: Schema.Literal(1),
+  kind: Schema.Literal("updates", "active-contracts"),
+  at: Schema.Int.pipe(Schema.nonNegative()),
+  offset: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  request: Schema.String
+})
+export type PageToken = typeof PageToken.Type
+
+export const encodePageToken = (token: PageToken): string => Buffer.from(JSON.stringify(token), "utf8").toString("base64url")
+
+export const decodePageToken = (text: string | undefined, kind: PageToken["kind"], request: string): Either.Either<PageToken | undefined, InvalidRequest> => {
+  if (text === undefined || text === "") return Either.right(undefined)
+  let json: unknown
+  try {
+    json = JSON.parse(Buffer.from(text, "base64url").toString("utf8"))
+  } catch {
+    return Either.left(invalidBody("pageToken", "is not a page token of this node"))
+  }
+  const decoded = Schema.decodeUnknownEither(PageToken)(json)
+  if (Either.isLeft(decoded) || decoded.right.kind !== kind) return Either.left(invalidBody("pageToken", "is not a page token of this node"))
+  if (decoded.right.request !== request) return Either.left(invalidBody("pageToken", "belongs to another request (a page token needs the request of its first page)"))
+  return Either.right(decoded.right)
+}
+
+export const pageSize = (requested: number | undefined, limit: number): number => Math.min(requested ?? limit, limit)
