@@ -1,9 +1,9 @@
 /** Parties: the parties the topology knows, the participant id, and hosting external parties (with their signing keys). */
 import { Either, Schema } from "effect"
-import { uidWithoutPrefix, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
+import { partyId as makePartyId, uidWithoutPrefix, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
 import { PartyAlreadyExists } from "../errors.ts"
 import type * as External from "../external/index.ts"
-import type { ParticipantLogic } from "../participant/index.ts"
+import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
 import type { ParticipantPermission, TopologyState } from "../topology.ts"
 import { ledgerParticipant, type LedgerNetwork } from "./state.ts"
 
@@ -62,3 +62,64 @@ export const hostExternalParty = (
 /** The registered signing keys of an external party, when it was allocated through the ledger API. */
 export const externalPartyKeys = (network: LedgerNetwork, party: PartyId): External.SigningKeysWithThreshold | undefined =>
   ledgerParticipant(network).signingKeysOf(party)
+
+// ---------------------------------------------------------------------------------------------
+// Over the participant handle (what the HTTP layer asks: it never reads the participant's logic)
+// ---------------------------------------------------------------------------------------------
+
+/** The participant's topology uid (with its member prefix), as topology transactions name it. */
+export const participantUid = (participant: ParticipantNode): ParticipantNode["logic"]["uid"] => participant.logic.uid
+
+/** The participant's id as the ledger API prints it. */
+export const participantId = (participant: ParticipantNode): string => participantIdOf(participant.logic)
+
+/** Every party the participant knows (hosted here or elsewhere), by party id. */
+export const knownPartiesOf = (participant: ParticipantNode): ReadonlyArray<PartyInfo> => knownParties(participant.logic)
+
+/** One page of the known parties whose id contains `filter`, after the party `after` (exclusive); `next` when more follow. */
+export const knownPartiesPage = (
+  participant: ParticipantNode,
+  query: { readonly filter: string; readonly after: string; readonly pageSize: number }
+): { readonly parties: ReadonlyArray<PartyInfo>; readonly next: PartyId | undefined } => {
+  const matching = knownParties(participant.logic).filter((p) => p.party.includes(query.filter) && (query.after === "" || p.party > query.after))
+  const parties = matching.slice(0, query.pageSize)
+  return { parties, next: matching.length > query.pageSize ? parties[parties.length - 1]!.party : undefined }
+}
+
+/**
+ * Allocates a party on the participant. Without a hint the party is named `party-<n>`, n the
+ * first number after the count of hosted parties whose id is not taken in the namespace.
+ */
+export const allocateLedgerParty = (
+  participant: ParticipantNode,
+  hint: string,
+  now: Micros,
+  synchronizerId: SynchronizerId | undefined
+): Either.Either<PartyId, PartyAlreadyExists> => {
+  const logic = participant.logic
+  let chosen = hint
+  if (chosen === "") {
+    let n = logic.hostedParties().size + 1
+    while (logic.topology.isKnownParty(makePartyId(`party-${n}`, logic.config.namespace))) n++
+    chosen = `party-${n}`
+  }
+  return logic.allocateParty(chosen, now, synchronizerId)
+}
+
+/** A synchronizer the participant is connected to, with the permission it holds there. */
+export interface ConnectedSynchronizer {
+  readonly synchronizerAlias: string
+  readonly synchronizerId: string
+  readonly permission: ParticipantPermission
+}
+
+/**
+ * The synchronizers the participant is connected to (all of the topology's), with its permission
+ * for `party` (Submission when no party is asked about); none when it does not host the party.
+ */
+export const connectedSynchronizers = (participant: ParticipantNode, party: PartyId | undefined): ReadonlyArray<ConnectedSynchronizer> => {
+  const logic = participant.logic
+  const permission = party === undefined ? "Submission" : logic.topology.permissionOf(logic.uid, party)
+  if (permission === undefined) return []
+  return logic.topology.synchronizers().map((s) => ({ synchronizerAlias: s.name, synchronizerId: s.synchronizerId, permission }))
+}

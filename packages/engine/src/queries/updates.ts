@@ -9,7 +9,7 @@
  */
 import { Either } from "effect"
 import type { Micros, SynchronizerId } from "@sandnet/core"
-import type { ParticipantLogic } from "../participant/index.ts"
+import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
 import { OffsetAfterLedgerEnd, UpdateNotFound } from "./errors.ts"
 import type { ResolvedUpdateFormat } from "./event-format.ts"
 import { viewUpdate, type StreamItem, type SynchronizerTime, type UpdateView } from "./views.ts"
@@ -147,3 +147,6 @@ export const readUpdatesPage = (logic: ParticipantLogic, query: UpdatesPageQuery
   }
   return { updates, lowestExclusive: query.beginExclusive, highestInclusive: page.truncated ? page.scannedTo : end, more: page.truncated }
 }
+
+/** The participant's ledger end (the offset of its last update; 0 before any). */
+export const ledgerEnd = (participant: ParticipantNode): number => participant.logic.ledgerEnd

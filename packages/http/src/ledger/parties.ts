@@ -21,7 +21,7 @@
  *   a bad signature, a wrong key or a tampered transaction is a 4xx and allocates nothing.
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { isPartyHint, partyId as makePartyId } from "@sandnet/core"
+import { isPartyHint } from "@sandnet/core"
 import { External, LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
 import { Admin } from "../engine-admin.ts"
@@ -275,16 +275,14 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
         Effect.gen(function* () {
           yield* requireAdmin(urlParams["identity-provider-id"])
           const pageSize = Math.min(urlParams.pageSize === undefined || urlParams.pageSize === 0 ? MAX_PARTIES_PAGE_SIZE : urlParams.pageSize, MAX_PARTIES_PAGE_SIZE)
-          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParties(participant.logic)))
-          const filter = urlParams["filter-party"] ?? ""
-          const token = urlParams.pageToken ?? ""
-          const matching = all.filter((p) => p.party.includes(filter) && (token === "" || p.party > token))
-          const page = matching.slice(0, pageSize)
+          const page = yield* run(node, (_engine, participant) =>
+            Either.right(LedgerApi.knownPartiesPage(participant, { filter: urlParams["filter-party"] ?? "", after: urlParams.pageToken ?? "", pageSize }))
+          )
           const records = yield* partyRecords
           const idp = urlParams["identity-provider-id"] ?? ""
           return {
-            partyDetails: page.map((p) => details(p, records, idp)),
-            nextPageToken: matching.length > pageSize ? page[page.length - 1]!.party : ""
+            partyDetails: page.parties.map((p) => details(p, records, idp)),
+            nextPageToken: page.next ?? ""
           }
         })
       ),
@@ -301,15 +299,8 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
               if (payload.synchronizerId !== undefined && payload.synchronizerId !== "") {
                 yield* knownSynchronizer(engine, payload.synchronizerId, "synchronizerId")
               }
-              const logic = participant.logic
-              let chosen = hint
-              if (chosen === "") {
-                let n = logic.hostedParties().size + 1
-                while (logic.topology.isKnownParty(makePartyId(`party-${n}`, logic.config.namespace))) n++
-                chosen = `party-${n}`
-              }
               const synchronizerId = payload.synchronizerId !== undefined && payload.synchronizerId !== "" ? payload.synchronizerId : undefined
-              return yield* Either.mapLeft(logic.allocateParty(chosen, engine.clock.now, synchronizerId), partyExists)
+              return yield* Either.mapLeft(LedgerApi.allocateLedgerParty(participant, hint, engine.clock.now, synchronizerId), partyExists)
             })
           )
           yield* grantActAs(payload.userId, party)
@@ -317,13 +308,13 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
         })
       ),
       bind(ledger, GetParticipantId, () =>
-        run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantIdOf(participant.logic) }))
+        run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantId(participant) }))
       ),
       bind(ledger, GetParties, ({ path, urlParams }) =>
         Effect.gen(function* () {
           yield* requireAdmin(urlParams["identity-provider-id"])
           const wanted = new Set([path.party, ...(urlParams.parties ?? [])])
-          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParties(participant.logic)))
+          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownPartiesOf(participant)))
           const records = yield* partyRecords
           const idp = urlParams["identity-provider-id"] ?? ""
           return { partyDetails: all.filter((p) => wanted.has(p.party)).map((p) => details(p, records, idp)) }
@@ -338,7 +329,7 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
           const identityProviderId = requested.identityProviderId ?? ""
           yield* requireAdmin(identityProviderId)
           const facts = yield* run(node, (_engine, participant) =>
-            Either.right(LedgerApi.knownParties(participant.logic).find((p) => p.party === path.party))
+            Either.right(LedgerApi.knownPartiesOf(participant).find((p) => p.party === path.party))
           )
           const users = yield* Admin.UserManagement
           const record = yield* users.updatePartyDetails(
@@ -369,7 +360,7 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
                 synchronizerId: payload.synchronizer,
                 partyHint: payload.partyHint,
                 publicKey: payload.publicKey,
-                localParticipantUid: participant.logic.uid,
+                localParticipantUid: LedgerApi.participantUid(participant),
                 localParticipantObservationOnly: payload.localParticipantObservationOnly,
                 otherConfirmingParticipantUids: payload.otherConfirmingParticipantUids,
                 confirmationThreshold: payload.confirmationThreshold,
@@ -398,7 +389,7 @@ export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
                   synchronizer: payload.synchronizer,
                   onboardingTransactions: payload.onboardingTransactions,
                   multiHashSignatures: payload.multiHashSignatures,
-                  localParticipantUid: participant.logic.uid
+                  localParticipantUid: LedgerApi.participantUid(participant)
                 }),
                 fromExternalError
               )

@@ -263,7 +263,7 @@ export const StateRoutes = engineRoutes(STATE_ENDPOINTS, (node) =>
   Layer.mergeAll(
     bind(ledger, GetLedgerEnd, () =>
       Effect.map(
-        node.runtime.run((engine) => Effect.sync(() => node.participantOf(engine).logic.ledgerEnd)),
+        node.runtime.run((engine) => Effect.sync(() => LedgerApi.ledgerEnd(node.participantOf(engine)))),
         (offset) => ({ offset })
       )
     ),
@@ -288,20 +288,9 @@ export const StateRoutes = engineRoutes(STATE_ENDPOINTS, (node) =>
         if (party !== undefined) yield* requireReadAs(party)
         else yield* requireParticipantAdmin
         return yield* node.runtime.run((engine) =>
-          Effect.sync(() => {
-            const logic = node.participantOf(engine).logic
-            const permission = party === undefined ? "Submission" : logic.topology.permissionOf(logic.uid, party)
-            return {
-              connectedSynchronizers:
-                permission === undefined
-                  ? []
-                  : logic.topology.synchronizers().map((s) => ({
-                      synchronizerAlias: s.name,
-                      synchronizerId: s.synchronizerId,
-                      permission: renderPermission(permission)
-                    }))
-            }
-          })
+          Effect.sync(() => ({
+            connectedSynchronizers: LedgerApi.connectedSynchronizers(node.participantOf(engine), party).map((s) => ({ ...s, permission: renderPermission(s.permission) }))
+          }))
         )
       })
     )

@@ -164,7 +164,7 @@ export const AdminRoutes = Layer.mergeAll(
       withWallet((view) =>
         orFail(
           External.walletGenerateExternalPartyTopology(payload, {
-            participantUid: view.node.participant.logic.uid,
+            participantUid: LedgerApi.participantUid(view.node.participant),
             synchronizerId: view.engine.network.synchronizers[0]!.info.synchronizerId
           }),
           fromExternalError
@@ -176,7 +176,7 @@ export const AdminRoutes = Layer.mergeAll(
     admin(
       withWallet((view) =>
         Effect.gen(function* () {
-          const verified = yield* orFail(External.walletSubmitExternalPartyTopology(payload, { participantUid: view.node.participant.logic.uid }), fromExternalError)
+          const verified = yield* orFail(External.walletSubmitExternalPartyTopology(payload, { participantUid: LedgerApi.participantUid(view.node.participant) }), fromExternalError)
           const party = yield* orFail(LedgerApi.hostExternalParty(view.engine.network, view.engine.topology, verified.party, view.engine.clock.now), (error): HandlerError =>
             error._tag === "PartyAlreadyExists" ? partyExists(error) : new InvalidRequest({ location: "body", detail: `signed_topology_txs: ${error.message}` })
           )
