@@ -183,27 +183,23 @@ const firstKey = (error: ParseResult.ParseError): string | undefined => {
 }
 
 /** Query parameters: a key that the Schema expects as an array always decodes as one. */
+/** The query parameters a schema takes as arrays (computed once per endpoint, not per request). */
+const arrayParams = (schema: Schema.Schema.Any): ReadonlySet<string> => {
+  const ast = Schema.encodedSchema(schema).ast
+  if (ast._tag !== "TypeLiteral") return new Set()
+  return new Set(
+    ast.propertySignatures
+      .filter((ps) => ps.type._tag === "TupleType" || (ps.type._tag === "Union" && ps.type.types.some((t) => t._tag === "TupleType")))
+      .map((ps) => String(ps.name))
+  )
+}
+
 const normalizeQuery = (
   params: Readonly<Record<string, string | Array<string>>>,
-  schema: Schema.Schema.Any
+  arrays: ReadonlySet<string>
 ): Record<string, string | ReadonlyArray<string>> => {
   const out: Record<string, string | ReadonlyArray<string>> = {}
-  const ast = Schema.encodedSchema(schema).ast
-  for (const [key, value] of Object.entries(params)) {
-    if (Array.isArray(value)) {
-      out[key] = value
-      continue
-    }
-    const expectsArray =
-      ast._tag === "TypeLiteral" &&
-      ast.propertySignatures.some(
-        (ps) =>
-          ps.name === key &&
-          (ps.type._tag === "TupleType" ||
-            (ps.type._tag === "Union" && ps.type.types.some((t) => t._tag === "TupleType")))
-      )
-    out[key] = expectsArray ? [value as string] : (value as string)
-  }
+  for (const [key, value] of Object.entries(params)) out[key] = Array.isArray(value) || !arrays.has(key) ? value : [value as string]
   return out
 }
 
@@ -384,6 +380,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
   const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
   const hasBody = HttpMethod.hasBody(endpoint.method)
   const reads = options?.read ?? endpoint.method === "GET"
+  const queryArrays = endpoint.urlParamsSchema._tag === "Some" ? arrayParams(endpoint.urlParamsSchema.value) : new Set<string>()
 
   const program = Effect.gen(function* () {
     const settings = yield* HttpNodeConfig
@@ -402,7 +399,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
     }
     if (endpoint.urlParamsSchema._tag === "Some") {
       const schema = endpoint.urlParamsSchema.value as Schema.Schema<unknown, unknown, never>
-      input["urlParams"] = yield* decodeWith(schema, normalizeQuery(query, schema), "query parameter", firstKey)
+      input["urlParams"] = yield* decodeWith(schema, normalizeQuery(query, queryArrays), "query parameter", firstKey)
     }
     if (endpoint.headersSchema._tag === "Some") {
       const schema = endpoint.headersSchema.value as Schema.Schema<unknown, unknown, never>

@@ -110,72 +110,92 @@ const timed = async (kind: Sample["kind"], answer: () => Promise<Answer>, failed
   return { kind, millis: performance.now() - started, ...a }
 }
 
+/** Onboards and taps one wallet user per client; their parties and tokens, and a scan event to look up. */
+const prepareUsers = async (nodeUrl: string) => {
+  const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
+  const admin = await token("participant_admin")
+  const wallet = `${nodeUrl}/api/validator`
+  const users = Array.from({ length: CLIENTS }, (_, i) => `load${i}`)
+  const parties: Array<string> = []
+  for (const name of users) parties.push(((await json(`${wallet}/v0/admin/users`, { token: admin, body: { name } })) as { party_id: string }).party_id)
+  const auths = await Promise.all(users.map(async (name) => ({ authorization: `Bearer ${await token(name)}` })))
+  for (const name of users) await json(`${wallet}/v0/wallet/tap`, { token: await token(name), body: { amount: "1000000" } })
+  const history = (await json(`${wallet}/v0/wallet/transactions`, { token: await token(users[0]!), body: { page_size: 1 } })) as { items: Array<{ event_id: string }> }
+  const scanEvent = new URL(`${nodeUrl}/api/scan/v0/events/${history.items[0]!.event_id.split(":")[0]!}`)
+  return { wallet, parties, auths, scanEvent }
+}
+
+/** Answers that were not 2xx, by status, and the first of them. */
+const makeFailures = () => {
+  const counts: Record<string, number> = {}
+  const state = { counts, first: undefined as string | undefined }
+  return {
+    state,
+    failed: (text: string) => {
+      const status = text.slice(0, 3)
+      counts[status] = (counts[status] ?? 0) + 1
+      state.first ??= text
+    },
+    reset: () => {
+      for (const key of Object.keys(counts)) delete counts[key]
+      state.first = undefined
+    }
+  }
+}
+
+/** The cycle of each client: 3 writes (offer, accept, token-standard transfer), 7 reads. */
+const makeStep = (agent: http.Agent, setup: Awaited<ReturnType<typeof prepareUsers>>, failed: (text: string) => void) => {
+  const { wallet, parties, auths, scanEvent } = setup
+  const url = (path: string) => new URL(`${wallet}${path}`)
+  const balance = url("/v0/wallet/balance")
+  const offers = url("/v0/wallet/transfer-offers")
+  const transfers = url("/v0/wallet/token-standard/transfers")
+  // Offers made to each user, waiting for it to accept them.
+  const inbox: Array<Array<string>> = parties.map(() => [])
+  const run = Date.now().toString(36)
+  const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+  let tracking = 0
+  const offerBody = (client: number) =>
+    JSON.stringify({ receiver_party_id: parties[(client + 1) % CLIENTS]!, amount: "1", description: "load", expires_at: expiresAt, tracking_id: `load-${run}-${tracking++}` })
+  const read = (client: number, target: URL) => timed("read", () => request(agent, target, "GET", auths[client]!), failed)
+  const write = (client: number, target: URL, body?: string) => timed("write", () => request(agent, target, "POST", auths[client]!, body), failed)
+  return async (client: number, i: number): Promise<Sample> => {
+    switch (i % 10) {
+      case 0: {
+        const s = await write(client, offers, offerBody(client))
+        if (s.status === 200) inbox[(client + 1) % CLIENTS]!.push((JSON.parse(s.body) as { offer_contract_id: string }).offer_contract_id)
+        return s
+      }
+      case 3: {
+        const offer = inbox[client]!.shift()
+        return offer === undefined ? read(client, balance) : write(client, url(`/v0/wallet/transfer-offers/${encodeURIComponent(offer)}/accept`))
+      }
+      case 5:
+        return write(client, transfers, offerBody(client))
+      case 2:
+      case 8:
+        return read(client, scanEvent)
+      case 6:
+        return read(client, offers)
+      default:
+        return read(client, balance)
+    }
+  }
+}
+
 export const benchLoad = async (): Promise<LoadBench> => {
   const bare = await startBareServer()
   const node = await startNode()
   const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS })
   try {
-    const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
-    const admin = await token("participant_admin")
-    const wallet = `${node.url}/api/validator`
-    const users = Array.from({ length: CLIENTS }, (_, i) => `load${i}`)
-    const parties: Array<string> = []
-    for (const name of users) parties.push(((await json(`${wallet}/v0/admin/users`, { token: admin, body: { name } })) as { party_id: string }).party_id)
-    const auths = await Promise.all(users.map(async (name) => ({ authorization: `Bearer ${await token(name)}` })))
-    for (const name of users) await json(`${wallet}/v0/wallet/tap`, { token: await token(name), body: { amount: "1000000" } })
-    const history = (await json(`${wallet}/v0/wallet/transactions`, { token: await token(users[0]!), body: { page_size: 1 } })) as { items: Array<{ event_id: string }> }
-    const scanEvent = new URL(`${node.url}/api/scan/v0/events/${history.items[0]!.event_id.split(":")[0]!}`)
-    const url = (path: string) => new URL(`${wallet}${path}`)
-    const balance = url("/v0/wallet/balance")
-    const offers = url("/v0/wallet/transfer-offers")
-    const transfers = url("/v0/wallet/token-standard/transfers")
-    // Offers made to each user, waiting for it to accept them.
-    const inbox: Array<Array<string>> = users.map(() => [])
-    const failures: Record<string, number> = {}
-    let firstFailure: string | undefined
-    const failed = (text: string) => {
-      const status = text.slice(0, 3)
-      failures[status] = (failures[status] ?? 0) + 1
-      firstFailure ??= text
-    }
-    const run = Date.now().toString(36)
-    const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
-    let tracking = 0
-    const offerBody = (client: number) =>
-      JSON.stringify({ receiver_party_id: parties[(client + 1) % CLIENTS]!, amount: "1", description: "load", expires_at: expiresAt, tracking_id: `load-${run}-${tracking++}` })
-    const read = (client: number, target: URL) => timed("read", () => request(agent, target, "GET", auths[client]!), failed)
-    // The cycle of each client: 3 writes, 7 reads.
-    const step = async (client: number, i: number): Promise<Sample> => {
-      const auth = auths[client]!
-      switch (i % 10) {
-        case 0: {
-          const s = await timed("write", () => request(agent, offers, "POST", auth, offerBody(client)), failed)
-          if (s.status === 200) inbox[(client + 1) % CLIENTS]!.push((JSON.parse(s.body) as { offer_contract_id: string }).offer_contract_id)
-          return s
-        }
-        case 3: {
-          const offer = inbox[client]!.shift()
-          if (offer === undefined) return read(client, balance)
-          return timed("write", () => request(agent, url(`/v0/wallet/transfer-offers/${encodeURIComponent(offer)}/accept`), "POST", auth), failed)
-        }
-        case 5:
-          return timed("write", () => request(agent, transfers, "POST", auth, offerBody(client)), failed)
-        case 2:
-        case 8:
-          return read(client, scanEvent)
-        case 6:
-          return read(client, offers)
-        default:
-          return read(client, balance)
-      }
-    }
+    const failures = makeFailures()
+    const step = makeStep(agent, await prepareUsers(node.url), failures.failed)
     await drive(WARMUP_SECONDS, step)
-    for (const key of Object.keys(failures)) delete failures[key]
-    firstFailure = undefined
+    failures.reset()
     const loaded = await drive(SECONDS, step)
-    if (firstFailure !== undefined) process.stderr.write(`load: the first refused request answered ${firstFailure}\n`)
+    if (failures.state.first !== undefined) process.stderr.write(`load: the first refused request answered ${failures.state.first}\n`)
     const bareUrl = new URL(`${bare.url}/`)
-    const bareRun = await drive(SECONDS, () => timed("read", () => request(agent, bareUrl, "GET", {}), failed))
+    const bareRun = await drive(SECONDS, () => timed("read", () => request(agent, bareUrl, "GET", {}), failures.failed))
     const of = (kind?: Sample["kind"]) => summarize(loaded.samples.filter((s) => kind === undefined || s.kind === kind).map((s) => s.millis), loaded)
     return {
       clients: CLIENTS,
@@ -183,7 +203,7 @@ export const benchLoad = async (): Promise<LoadBench> => {
       reads: of("read"),
       writes: of("write"),
       all: of(),
-      failures,
+      failures: { ...failures.state.counts },
       bare: summarize(bareRun.samples.map((s) => s.millis), bareRun)
     }
   } finally {
