@@ -92,6 +92,14 @@ const ensureOperatorUser = (user: string, node: string | undefined) =>
     return operator
   })
 
+/** The node's routes on one port, or in LocalNet's layout with `--localnet`. */
+const served = (options: StartOptions) => {
+  const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
+  return options.localnet === true
+    ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests })
+    : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } })
+}
+
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
@@ -125,11 +133,7 @@ export const start = (given: StartOptions) =>
       Layer.tap(() => Effect.sync(() => void (marks.engine = performance.now())))
     )
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
-    const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
-    const served = localnet
-      ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests })
-      : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } })
-    const layer = served.pipe(
+    const layer = served(options).pipe(
       Layer.provideMerge(users),
       Layer.provideMerge(runtime),
       // a node of a cluster serves its own participant on /v2

@@ -18,6 +18,9 @@ import { LedgerApi } from "./ledger/index.ts"
 import { RegistryApi } from "./registry/index.ts"
 import { ScanApi } from "./scan/index.ts"
 import { ScanUpstreamGroup } from "./scan/upstream/index.ts"
+import { TrafficStatusGroup } from "./scan/traffic-status.ts"
+import { TransferFactoryGroup } from "./registry/transfer-factory.ts"
+import { ScanProxyGroup } from "./wallet/scan-proxy.ts"
 import { RESERVED_SUMMARY, Surfaces, type Surface } from "./surface.ts"
 import { WalletApi } from "./wallet/index.ts"
 
@@ -126,9 +129,9 @@ const withDocumentFixes = <A extends HttpApi.HttpApi.Any>(api: A, surface: Surfa
 
 /** The API declarations whose documents are served, by surface. */
 export const SurfaceApis = {
-  scan: withDocumentFixes(ScanApi.add(ScanUpstreamGroup), Surfaces.scan),
-  wallet: withDocumentFixes(WalletApi, Surfaces.wallet),
-  registry: withDocumentFixes(RegistryApi, Surfaces.registry),
+  scan: withDocumentFixes(ScanApi.add(ScanUpstreamGroup).add(TrafficStatusGroup), Surfaces.scan),
+  wallet: withDocumentFixes(WalletApi.add(ScanProxyGroup), Surfaces.wallet),
+  registry: withDocumentFixes(RegistryApi.add(TransferFactoryGroup), Surfaces.registry),
   ledger: withDocumentFixes(LedgerApi, Surfaces.ledger)
 } as const
 

@@ -118,6 +118,14 @@ describe("the Wallet SDK against --localnet", () => {
     expect(amulets.length).toBe(1)
   })
 
+  it("13: grants the validator a featured app right and finds it through the scan proxy", async () => {
+    const sdk = await connect()
+    expect(await sdk.amulet.featuredApp.rights({ partyId: node.operator, maxRetries: 1, delayMs: 10 })).toBeUndefined()
+    const right = await sdk.amulet.featuredApp.grant({ maxRetries: 20, delayMs: 100 })
+    expect(right?.template_id).toMatch(/:Splice\.Amulet:FeaturedAppRight$/)
+    expect(right?.payload).toMatchObject({ provider: node.operator })
+  })
+
   it("12: subscribes over the ledger's websocket to a party's updates filtered by an upstream template id", async () => {
     const config = sdkConfig(node)
     const sdk = await SDK.create({
