@@ -171,6 +171,36 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
       const replay = LedgerApi.replayPreparedTransaction(logic, foreign, "p")
       expect(Either.isLeft(replay) && replay.left._tag === "CommandRejected" ? replay.left.code : "").toBe("INTERPRETATION_PREPARED_TRANSACTION_STALE")
       expect(Either.isLeft(LedgerApi.decodePreparedTransaction(Buffer.from("not a prepared transaction").toString("base64"), "p"))).toBe(true)
+      // Malformed messages are InvalidArguments naming what is wrong, never a crash.
+      const reencode = (change: (m: PreparedTransaction) => void) => {
+        const copy = PreparedTransaction.fromBinary(Buffer.from(prepared.encoded, "base64"))
+        change(copy)
+        return Buffer.from(PreparedTransaction.toBinary(copy)).toString("base64")
+      }
+      const missingRoot = LedgerApi.decodePreparedTransaction(reencode((m) => void (m.transaction!.roots = ["99"])), "p")
+      expect(Either.isLeft(missingRoot) ? missingRoot.left.message : "").toContain("node 99 is referenced but not in the transaction")
+      const oddId = LedgerApi.decodePreparedTransaction(
+        reencode((m) => {
+          const node = m.transaction!.nodes[0]!.versionedNode
+          if (node.oneofKind === "v1" && node.v1.nodeType.oneofKind === "exercise") node.v1.nodeType.exercise.contractId = "abc"
+        }),
+        "p"
+      )
+      expect(Either.isLeft(oddId) ? oddId.left.message : "").toContain("is not hex")
+      const fetchRoot = Either.getOrThrow(
+        LedgerApi.decodePreparedTransaction(
+          reencode((m) => {
+            const node = m.transaction!.nodes[0]!.versionedNode
+            if (node.oneofKind === "v1" && node.v1.nodeType.oneofKind === "exercise") {
+              const { lfVersion, contractId, packageName, templateId, signatories, stakeholders, actingParties } = node.v1.nodeType.exercise
+              node.v1.nodeType = { oneofKind: "fetch", fetch: { lfVersion, contractId, packageName, templateId: templateId!, signatories, stakeholders, actingParties } }
+            }
+          }),
+          "p"
+        )
+      )
+      const notReplayable = LedgerApi.replayPreparedTransaction(logic, fetchRoot, "p")
+      expect(Either.isLeft(notReplayable) && notReplayable.left._tag === "InvalidArgument" ? notReplayable.left.message : "").toContain("a fetch node")
     })
   )
 })
@@ -196,7 +226,7 @@ describe("external party topology transactions, as the Wallet SDK reads them", (
               observingParticipantUids: observe ? [uid("observer", "d")] : []
             })
           )
-          expect(await sdk.utils.hash.topologyTransaction(generated.topologyTransactions)).toBe(generated.multiHash)
+          expect(await sdk.utils.hash.topologyTransaction([...generated.topologyTransactions])).toBe(generated.multiHash)
           expect(generated.partyId).toBe(`${partyHint}::${await sdk.keys.fingerprint(keys.publicKey)}`)
           for (const serialized of generated.topologyTransactions) {
             // Canton's versioned wrapper (version 30) around the v30 TopologyTransaction.
