@@ -16,8 +16,9 @@ import { toIso, type ActiveContract, type PartyId } from "@sandnet/core"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { CoinRules_DevNet_Tap, Commands, LedgerApi, TransferOffer, archiveChoice, dsoReference, type Command } from "../../src/index.ts"
-import { decodeUntypedVersionedMessage, generateExternalPartyTopology } from "../../src/external/index.ts"
+import { decodeUntypedVersionedMessage, generateExternalPartyTopology, preparedTransactionHash } from "../../src/external/index.ts"
 import { makeHarness, type Harness } from "../support.ts"
+import { FIXED } from "./prepared-fixture.ts"
 
 const sdk = SDK.createOffline({ logAdapter: new CustomLogAdapter(() => undefined) })
 
@@ -203,6 +204,15 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
       expect(Either.isLeft(notReplayable) && notReplayable.left._tag === "InvalidArgument" ? notReplayable.left.message : "").toContain("a fetch node")
     })
   )
+})
+
+describe("every node and value kind", () => {
+  it("the SDK's two hash implementations and the node's agree on a message with every node and value kind", async () => {
+    const encoded = Buffer.from(PreparedTransaction.toBinary(FIXED)).toString("base64")
+    const ours = Either.getOrThrow(preparedTransactionHash(FIXED)).base64
+    expect(await hashPreparedTransaction(encoded, "base64")).toBe(ours)
+    expect((await sdk.utils.hash.preparedTransaction(encoded)).toBase64()).toBe(ours)
+  })
 })
 
 describe("external party topology transactions, as the Wallet SDK reads them", () => {
