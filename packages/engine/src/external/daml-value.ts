@@ -171,7 +171,7 @@ export const genericJson = (damlValue: Value | undefined): Json => {
     case "date":
       return sum.date
     case "timestamp":
-      return toIso(Number(sum.timestamp))
+      return isoOf(sum.timestamp)
     case "party":
       return sum.party
     case "text":
@@ -204,9 +204,15 @@ const genericComposite = (sum: Sum): Json => {
   }
 }
 
+/** Microseconds as ISO-8601; a value no date can have stays as given (the template's check refuses it). */
+const isoOf = (micros: string): string => {
+  const t = Number(micros)
+  return Number.isSafeInteger(t) ? toIso(t) : micros
+}
+
 const decodePrimitive = (primitive: DamlPrimitive, damlValue: Value): Json => {
   const sum = damlValue.sum
-  if (primitive === "timestamp" && sum.oneofKind === "timestamp") return toIso(Number(sum.timestamp))
+  if (primitive === "timestamp" && sum.oneofKind === "timestamp") return isoOf(sum.timestamp)
   if (primitive === "int64" && sum.oneofKind === "int64") return sum.int64
   if (primitive === "numeric" && sum.oneofKind === "numeric") return sum.numeric
   return genericJson(damlValue)

@@ -22,6 +22,7 @@ import { CommandRejected, ErrorCodes } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { interpret, type Command, type InterpretedTransaction } from "../ledger/interpreter.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
+import { checkCommands } from "./commands.ts"
 import { decodeCreatedEventBlob } from "./created-event-blob.ts"
 import { externalPartyKeys } from "./parties.ts"
 import {
@@ -80,9 +81,12 @@ const synchronizerOf = (logic: ParticipantLogic, requested: SynchronizerId | und
 
 const encodeMessage = (message: ProtoPreparedTransaction): string => Buffer.from(ProtoPreparedTransaction.toBinary(message)).toString("base64")
 
-const hashOf = (message: ProtoPreparedTransaction): External.PreparedTransactionHash =>
-  // Sandnet's own messages always hash: a Left here is a bug in the builder.
-  Either.getOrThrowWith(External.preparedTransactionHash(message), (reason) => new Error(`prepared transaction does not hash: ${reason}`))
+/** The hash of a message this node built; one that cannot be hashed (e.g. a contract id value of odd length) is refused. */
+const hashOf = (message: ProtoPreparedTransaction): Either.Either<External.PreparedTransactionHash, CommandRejected> =>
+  Either.mapLeft(
+    External.preparedTransactionHash(message),
+    (reason) => new CommandRejected({ code: "INVALID_ARGUMENT", message: `the transaction cannot be hashed with hashing scheme V2: ${reason}` })
+  )
 
 /**
  * Interprets commands without submitting them (interactive submission's prepare): the same
@@ -115,7 +119,7 @@ export const prepareSubmission = (
   if (Either.isLeft(synchronizerId)) return Either.left(synchronizerId.left)
   const metadata: PreparedMetadata = { actAs: input.actAs, commandId: input.commandId, synchronizerId: synchronizerId.right, transactionUuid, preparationTime: now }
   const message = preparedTransactionOf(logic.registry, transaction, metadata)
-  return Either.right({ message, encoded: encodeMessage(message), hash: hashOf(message), transaction })
+  return Either.map(hashOf(message), (hash) => ({ message, encoded: encodeMessage(message), hash, transaction }))
 }
 
 /** A prepared transaction read back: its message, its hash and what executing it needs. */
@@ -198,7 +202,11 @@ export const replayPreparedTransaction = (
   field: string
 ): Either.Either<PreparedExecution, InvalidArgument | InterpretationError | CommandRejected> =>
   Either.gen(function* () {
-    const commands = yield* Either.mapLeft(commandsOfRoots(logic.registry, decoded.message.transaction!), (message) => new InvalidArgument({ field, message }))
+    const roots = yield* Either.mapLeft(commandsOfRoots(logic.registry, decoded.message.transaction!), (message) => new InvalidArgument({ field, message }))
+    // The roots' arguments get the same checks as a submitted command's.
+    const commands = yield* Either.mapLeft(checkCommands(logic.registry, roots, `${field}.transaction.roots`), (error) =>
+      error._tag === "InvalidArgument" ? error : new InvalidArgument({ field, message: error.message })
+    )
     const transaction = yield* interpret({
       registry: logic.registry,
       transactionSeed: decoded.transactionSeed,
@@ -214,7 +222,7 @@ export const replayPreparedTransaction = (
       transactionUuid: decoded.transactionUuid,
       preparationTime: decoded.ledgerTime
     }
-    const replayed = hashOf(preparedTransactionOf(logic.registry, transaction, metadata))
+    const replayed = yield* hashOf(preparedTransactionOf(logic.registry, transaction, metadata))
     if (replayed.hex !== decoded.hash.hex) {
       return yield* Either.left(
         new CommandRejected({

@@ -91,7 +91,7 @@ export const PrepareAcceptExternalPartySetupProposalRequest = Schema.Struct({
 })
 export type PrepareAcceptExternalPartySetupProposalRequest = typeof PrepareAcceptExternalPartySetupProposalRequest.Type
 
-/** A prepared transaction: `transaction` is base64 of Sandnet's prepared transaction, `tx_hash` the hex of the 32 bytes to sign. */
+/** A prepared transaction: `transaction` is base64 of the prepared transaction (Canton's protobuf PreparedTransaction), `tx_hash` the hex of the 32 bytes to sign. */
 export interface PreparedExternalTransaction {
   readonly transaction: string
   readonly tx_hash: string

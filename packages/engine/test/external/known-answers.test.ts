@@ -4,7 +4,8 @@
  */
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { fingerprintOfEd25519, generateExternalPartyTopology } from "../../src/external/index.ts"
+import { fingerprintOfEd25519, generateExternalPartyTopology, preparedTransactionHash } from "../../src/external/index.ts"
+import { FIXED } from "./prepared-fixture.ts"
 
 const RFC8032_KEY = Buffer.from("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a", "hex")
 const FINGERPRINT = "1220035a791d845bbb8195615e7eccd7a57c2ec4075c2e88695f194bab4e0194a889"
@@ -47,5 +48,10 @@ describe("known answers", () => {
     expect(Buffer.from(topology.multiHash, "base64").toString("hex")).toBe(
       "1220a19d4aa3676f8075e881e444e3773f3c52d965103fd0e8739de896ecf7a94a29"
     )
+  })
+
+  it("prepared transaction hash (scheme V2) of a message with every node and value kind, as the Wallet SDK computes it", () => {
+    // The expected value is core-tx-visualizer's hashPreparedTransaction of the same message.
+    expect(Either.getOrThrow(preparedTransactionHash(FIXED)).hex).toBe("bc6bd671f734aea8da3f7e83ddd6f63174be74e5b57bd6746c664e9ad3b04fed")
   })
 })

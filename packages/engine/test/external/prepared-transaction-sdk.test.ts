@@ -16,8 +16,9 @@ import { toIso, type ActiveContract, type PartyId } from "@sandnet/core"
 import { Effect, Either } from "effect"
 import fc from "fast-check"
 import { CoinRules_DevNet_Tap, Commands, LedgerApi, TransferOffer, archiveChoice, dsoReference, type Command } from "../../src/index.ts"
-import { decodeUntypedVersionedMessage, generateExternalPartyTopology } from "../../src/external/index.ts"
+import { decodeUntypedVersionedMessage, generateExternalPartyTopology, preparedTransactionHash } from "../../src/external/index.ts"
 import { makeHarness, type Harness } from "../support.ts"
+import { FIXED } from "./prepared-fixture.ts"
 
 const sdk = SDK.createOffline({ logAdapter: new CustomLogAdapter(() => undefined) })
 
@@ -171,8 +172,47 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
       const replay = LedgerApi.replayPreparedTransaction(logic, foreign, "p")
       expect(Either.isLeft(replay) && replay.left._tag === "CommandRejected" ? replay.left.code : "").toBe("INTERPRETATION_PREPARED_TRANSACTION_STALE")
       expect(Either.isLeft(LedgerApi.decodePreparedTransaction(Buffer.from("not a prepared transaction").toString("base64"), "p"))).toBe(true)
+      // Malformed messages are InvalidArguments naming what is wrong, never a crash.
+      const reencode = (change: (m: PreparedTransaction) => void) => {
+        const copy = PreparedTransaction.fromBinary(Buffer.from(prepared.encoded, "base64"))
+        change(copy)
+        return Buffer.from(PreparedTransaction.toBinary(copy)).toString("base64")
+      }
+      const missingRoot = LedgerApi.decodePreparedTransaction(reencode((m) => void (m.transaction!.roots = ["99"])), "p")
+      expect(Either.isLeft(missingRoot) ? missingRoot.left.message : "").toContain("node 99 is referenced but not in the transaction")
+      const oddId = LedgerApi.decodePreparedTransaction(
+        reencode((m) => {
+          const node = m.transaction!.nodes[0]!.versionedNode
+          if (node.oneofKind === "v1" && node.v1.nodeType.oneofKind === "exercise") node.v1.nodeType.exercise.contractId = "abc"
+        }),
+        "p"
+      )
+      expect(Either.isLeft(oddId) ? oddId.left.message : "").toContain("is not hex")
+      const fetchRoot = Either.getOrThrow(
+        LedgerApi.decodePreparedTransaction(
+          reencode((m) => {
+            const node = m.transaction!.nodes[0]!.versionedNode
+            if (node.oneofKind === "v1" && node.v1.nodeType.oneofKind === "exercise") {
+              const { lfVersion, contractId, packageName, templateId, signatories, stakeholders, actingParties } = node.v1.nodeType.exercise
+              node.v1.nodeType = { oneofKind: "fetch", fetch: { lfVersion, contractId, packageName, templateId: templateId!, signatories, stakeholders, actingParties } }
+            }
+          }),
+          "p"
+        )
+      )
+      const notReplayable = LedgerApi.replayPreparedTransaction(logic, fetchRoot, "p")
+      expect(Either.isLeft(notReplayable) && notReplayable.left._tag === "InvalidArgument" ? notReplayable.left.message : "").toContain("a fetch node")
     })
   )
+})
+
+describe("every node and value kind", () => {
+  it("the SDK's two hash implementations and the node's agree on a message with every node and value kind", async () => {
+    const encoded = Buffer.from(PreparedTransaction.toBinary(FIXED)).toString("base64")
+    const ours = Either.getOrThrow(preparedTransactionHash(FIXED)).base64
+    expect(await hashPreparedTransaction(encoded, "base64")).toBe(ours)
+    expect((await sdk.utils.hash.preparedTransaction(encoded)).toBase64()).toBe(ours)
+  })
 })
 
 describe("external party topology transactions, as the Wallet SDK reads them", () => {

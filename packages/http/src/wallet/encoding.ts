@@ -278,8 +278,8 @@ export const PrepareAcceptExternalPartySetupProposalRequest = ExternalPartyWalle
 })
 
 const preparedFields = {
-  transaction: Schema.String.annotations({ description: "base64 of Sandnet's prepared transaction (canonical JSON), to be sent back unchanged" }),
-  tx_hash: Hex("hex of the 32-byte hash (SANDNET_CANONICAL_JSON_V1) the party signs with Ed25519"),
+  transaction: Schema.String.annotations({ description: "base64 of the prepared transaction (Canton's protobuf PreparedTransaction), to be sent back unchanged" }),
+  tx_hash: Hex("hex of the 32-byte hash (Canton's hashing scheme V2) the party signs with Ed25519"),
   hashing_details: Schema.optional(Schema.String)
 }
 export const PrepareAcceptExternalPartySetupProposalResponse = Schema.Struct(preparedFields).annotations({
