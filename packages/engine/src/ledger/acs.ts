@@ -27,7 +27,8 @@ export interface InFlightContract extends ReassignmentMove {
 
 export class ActiveContractSet {
   private readonly contracts = new Map<ContractId, ActiveContract>()
-  private readonly index = new Map<string, Map<PartyId, Set<ContractId>>>()
+  /** By template and stakeholder, the contracts themselves (not their ids): reads walk them without a lookup each. */
+  private readonly index = new Map<string, Map<PartyId, Map<ContractId, ActiveContract>>>()
   private readonly locks = new Map<ContractId, number>()
   private readonly inFlight = new Map<ContractId, InFlightContract>()
   /** Told of every contract that becomes active (with it) or stops being active (undefined): the node's stored ACS index follows it. */
@@ -51,15 +52,15 @@ export class ActiveContractSet {
     this.contracts.set(id, contract)
     let byParty = this.index.get(contract.created.templateId)
     if (byParty === undefined) this.index.set(contract.created.templateId, (byParty = new Map()))
-    for (const party of contract.created.signatories) this.indexUnder(byParty, party, id)
-    for (const party of contract.created.observers) this.indexUnder(byParty, party, id)
+    for (const party of contract.created.signatories) this.indexUnder(byParty, party, id, contract)
+    for (const party of contract.created.observers) this.indexUnder(byParty, party, id, contract)
     this.onChange?.(id, contract)
   }
 
-  private indexUnder(byParty: Map<PartyId, Set<ContractId>>, party: PartyId, id: ContractId): void {
-    let ids = byParty.get(party)
-    if (ids === undefined) byParty.set(party, (ids = new Set()))
-    ids.add(id)
+  private indexUnder(byParty: Map<PartyId, Map<ContractId, ActiveContract>>, party: PartyId, id: ContractId, contract: ActiveContract): void {
+    let contracts = byParty.get(party)
+    if (contracts === undefined) byParty.set(party, (contracts = new Map()))
+    contracts.set(id, contract)
   }
 
   /** Removes an active contract; returns it, or undefined when it was not active here. */
@@ -77,28 +78,20 @@ export class ActiveContractSet {
     return contract
   }
 
-  /** Active contracts of a template where `party` is a stakeholder, oldest first. */
-  *ofTemplate(templateId: string, party: PartyId): IterableIterator<ActiveContract> {
-    const ids = this.index.get(templateId)?.get(party)
-    if (ids === undefined) return
-    for (const id of ids) {
-      const contract = this.contracts.get(id)
-      if (contract !== undefined) yield contract
-    }
+  /**
+   * Active contracts of a template where `party` is a stakeholder, oldest first: a live view (a
+   * Map iterator, no generator, no lookup per contract; reads walk it on every transfer).
+   */
+  ofTemplate(templateId: string, party: PartyId): IterableIterator<ActiveContract> {
+    return (this.index.get(templateId)?.get(party) ?? NONE).values()
   }
 
-  /**
-   * The same contracts as `ofTemplate`, as an array, filtered on the way: wallets read their
-   * party's coins on every transfer, and a generator's per-item cost showed in profiles.
-   */
+  /** The same contracts as `ofTemplate`, as an array, filtered on the way. */
   listOfTemplate(templateId: string, party: PartyId, keep: (contract: ActiveContract) => boolean): Array<ActiveContract> {
     const out: Array<ActiveContract> = []
-    const ids = this.index.get(templateId)?.get(party)
-    if (ids === undefined) return out
-    for (const id of ids) {
-      const contract = this.contracts.get(id)
-      if (contract !== undefined && keep(contract)) out.push(contract)
-    }
+    const contracts = this.index.get(templateId)?.get(party)
+    if (contracts === undefined) return out
+    for (const contract of contracts.values()) if (keep(contract)) out.push(contract)
     return out
   }
 
@@ -181,6 +174,8 @@ export class ActiveContractSet {
     return this.inFlight.values()
   }
 }
+
+const NONE: ReadonlyMap<ContractId, ActiveContract> = new Map()
 
 export const stakeholdersOf = (contract: ActiveContract): ReadonlyArray<PartyId> => {
   const { signatories, observers } = contract.created

@@ -221,7 +221,7 @@ export class Interpretation {
       exerciseResult: null,
       stakeholders,
       witnesses: [],
-      implementedInterfaces: template.interfaces.map((i) => i.interfaceId())
+      implementedInterfaces: implementedInterfacesOf(template)
     }
     this.nodes.push(node)
     this.meta.push({
@@ -236,7 +236,9 @@ export class Interpretation {
     this.noteInput(contract, choice.consuming, nodeId)
     if (choice.consuming) this.consumedInTx.add(contractId)
     const outerAuthorizers = this.authorizers
-    this.authorizers = new Set([...controllers, ...self.signatories])
+    const inner = new Set(controllers)
+    for (const party of self.signatories) inner.add(party)
+    this.authorizers = inner
     this.stack.push(nodeId)
     const result = choice.body(this.ctx, self, args)
     this.stack.pop()
@@ -249,8 +251,9 @@ export class Interpretation {
   fetch<P>(template: Template<P>, contractId: ContractId): ContractView<P> {
     const contract = this.resolve(contractId)
     checkTemplate(template as Template<unknown>, contract, contractId)
-    const stakeholders = [...contract.created.signatories, ...contract.created.observers]
-    if (!stakeholders.some((p) => this.authorizers.has(p))) {
+    const { signatories, observers } = contract.created
+    if (!signatories.some((p) => this.authorizers.has(p)) && !observers.some((p) => this.authorizers.has(p))) {
+      const stakeholders = [...signatories, ...observers]
       abort(
         new AuthorizationFailed({
           message: `fetch of ${template.entityName} ${contractId} requires one of its stakeholders as authorizer`,
@@ -273,6 +276,14 @@ export class Interpretation {
       })
     )
   }
+}
+
+/** The interfaces a template implements, one (immutable) list per template rather than one per exercised node. */
+const implementedInterfaces = new WeakMap<object, ReadonlyArray<string>>()
+const implementedInterfacesOf = <P>(template: Template<P>): ReadonlyArray<string> => {
+  let ids = implementedInterfaces.get(template)
+  if (ids === undefined) implementedInterfaces.set(template, (ids = template.interfaces.map((i) => i.interfaceId())))
+  return ids
 }
 
 const viewOf = <P>(template: Template<P>, contract: ActiveContract): ContractView<P> => ({

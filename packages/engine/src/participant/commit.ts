@@ -5,7 +5,7 @@
  * its own command; on a rejection it only completes its command as failed. Committing is the
  * journal event `UpdateCommitted`, whose fold (`applyCommit`) changes the ACS and the update log.
  */
-import { invariant, type AssignEvent, type CommittedUpdate, type Micros, type ReassignmentUpdate, type TransactionUpdate, type TrafficSummary, type UnassignEvent } from "@sandnet/core"
+import { invariant, type ActiveContract, type AssignEvent, type CreatedNode, type CommittedUpdate, type Micros, type ReassignmentUpdate, type TransactionUpdate, type TrafficSummary, type UnassignEvent } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
 import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
@@ -105,17 +105,25 @@ const applyTransaction = (node: ParticipantState, update: TransactionUpdate): vo
       // A contract this node already saw reassigned was created before: the creation's
       // synchronizer was just slower to reach it (see `reassigned`).
       if ((node.hostsAny(created.signatories) || node.hostsAny(created.observers)) && !node.reassigned.has(created.contractId)) {
-        node.acs.add({
-          created,
-          createdInUpdateId: update.updateId,
-          synchronizerId: update.synchronizerId,
-          reassignmentCounter: 0
-        })
+        node.acs.add(createdContract(created, update))
       }
     } else if (created.consuming) {
       node.acs.remove(created.contractId)
     }
   }
+}
+
+/**
+ * The active contract a creation makes, one object shared by every node that commits it (it is
+ * immutable): with twenty super validators, each held its own copy of every contract.
+ */
+const createdContracts = new WeakMap<CreatedNode, ActiveContract>()
+const createdContract = (created: CreatedNode, update: TransactionUpdate): ActiveContract => {
+  const shared = createdContracts.get(created)
+  if (shared !== undefined && shared.createdInUpdateId === update.updateId && shared.synchronizerId === update.synchronizerId) return shared
+  const contract: ActiveContract = { created, createdInUpdateId: update.updateId, synchronizerId: update.synchronizerId, reassignmentCounter: 0 }
+  createdContracts.set(created, contract)
+  return contract
 }
 
 const updatesByRequest = new WeakMap<ProtocolRequest, TransactionUpdate | ReassignmentUpdate>()

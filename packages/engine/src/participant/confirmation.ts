@@ -5,9 +5,8 @@
  * consume until its verdict, and giving up on requests whose verdict can no longer come (the
  * deadline sweep, one timer per synchronizer).
  */
-import { invariant, micros, type ContractId, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
+import { invariant, micros, type ActiveContract, type ContractId, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
 import { ErrorCodes } from "../errors.ts"
-import { stakeholdersOf } from "../ledger/acs.ts"
 import { Outgoing } from "../network/network.ts"
 import type { Deliver, ProtocolRequest, RequestDeadline, SubmissionRequest, ViewResponse } from "../protocol/messages.ts"
 import type { SynchronizerInfo } from "../topology.ts"
@@ -116,8 +115,7 @@ export const checkView = (
   for (const contractId of inputs) {
     const known = request.kind === "assign" ? undefined : node.acs.get(contractId)
     if (request.kind === "assign") {
-      const stakeholder = stakeholdersOf(request.contract).some((p) => node.hosts(p))
-      if (!stakeholder) continue
+      if (!hostsStakeholder(node, request.contract)) continue
       if (!node.acs.assignMatches(contractId, request)) {
         // Assign before this node saw the unassign (it is sequenced on another synchronizer) is
         // allowed unless the contract is active here at that reassignment counter or a later one.
@@ -131,7 +129,7 @@ export const checkView = (
     // Only contracts of a party hosted here can be checked here.
     const contract = request.kind === "transaction" ? request.transaction.inputs.get(contractId)?.contract : request.contract
     if (contract === undefined) continue
-    if (!stakeholdersOf(contract).some((p) => node.hosts(p))) continue
+    if (!hostsStakeholder(node, contract)) continue
     if (known === undefined) {
       return `${ErrorCodes.inactiveContracts}: ${contractId} is not active${node.acs.inFlightOf(contractId) !== undefined ? " (being reassigned)" : ""}`
     }
@@ -143,6 +141,10 @@ export const checkView = (
   }
   return undefined
 }
+
+/** Whether a stakeholder of the contract is hosted here (without building the stakeholder list: this runs for every input of every view). */
+const hostsStakeholder = (node: ParticipantState, contract: ActiveContract): boolean =>
+  node.hostsAny(contract.created.signatories) || node.hostsAny(contract.created.observers)
 
 /** The request is decided (or void): its locks go, it is no longer pending. */
 export const release = (node: ParticipantState, pending: PendingRequest): void => {

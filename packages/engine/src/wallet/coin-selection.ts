@@ -5,20 +5,20 @@
  */
 import { Either } from "effect"
 import { formatAmount, type ActiveContract, type Amount, type ContractId, type PartyId } from "@sandnet/core"
-import { currentAmount, type CoinPayload } from "../coin/index.ts"
+import { Coin, currentAmount, type CoinPayload } from "../coin/index.ts"
 import { payloadOf, type WalletContext } from "./context.ts"
 import { InsufficientFunds } from "./errors.ts"
-import { coinsOf } from "./reads.ts"
 
 /** Spendable coins of a party on the default synchronizer, largest first (ties by contract id). */
 export const spendable = (wallet: WalletContext, party: PartyId, round: number): ReadonlyArray<{ readonly contract: ActiveContract; readonly value: Amount }> => {
   const synchronizer = wallet.network.synchronizers[0]!.info.synchronizerId
   const acs = wallet.participant.logic.acs
   const coins: Array<{ contract: ActiveContract; value: Amount }> = []
-  for (const c of coinsOf(wallet, party)) {
+  for (const c of acs.ofTemplate(Coin.templateId, party)) {
+    const payload = payloadOf<CoinPayload>(c)
     const id = c.created.contractId
-    if (c.synchronizerId !== synchronizer || wallet.reservations.has(id) || acs.lockedBy(id) !== undefined) continue
-    const value = currentAmount(payloadOf<CoinPayload>(c).amount, round)
+    if (payload.owner !== party || c.synchronizerId !== synchronizer || wallet.reservations.has(id) || acs.lockedBy(id) !== undefined) continue
+    const value = currentAmount(payload.amount, round)
     if (value > 0n) coins.push({ contract: c, value })
   }
   return coins.sort((a, b) => (a.value === b.value ? (a.contract.created.contractId < b.contract.created.contractId ? -1 : 1) : a.value > b.value ? -1 : 1))
@@ -38,10 +38,12 @@ export const selectCoins = (wallet: WalletContext, party: PartyId, amount: Amoun
   // then the selection below (which would pick it first and stop) is skipped.
   let bestId: ContractId | undefined
   let bestValue = 0n
-  for (const c of coinsOf(wallet, party)) {
+  // The ACS's own view of the party's coins, walked once (no list of them is built first).
+  for (const c of acs.ofTemplate(Coin.templateId, party)) {
+    const payload = payloadOf<CoinPayload>(c)
     const id = c.created.contractId
-    if (c.synchronizerId !== synchronizer || wallet.reservations.has(id) || acs.lockedBy(id) !== undefined) continue
-    const value = currentAmount(payloadOf<CoinPayload>(c).amount, round)
+    if (payload.owner !== party || c.synchronizerId !== synchronizer || wallet.reservations.has(id) || acs.lockedBy(id) !== undefined) continue
+    const value = currentAmount(payload.amount, round)
     if (value > 0n) {
       ids.push(id)
       values.push(value)
