@@ -13,7 +13,7 @@
 //   read when the node's HTTP modules load, not a string literal compiled at every start;
 // - source maps are written beside the files but never loaded unless asked for
 //   (`node --enable-source-maps`).
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { bundlePath, tokenBundlePath } from "./stale.mjs"
@@ -80,14 +80,19 @@ export const javascript = readFileSync(new URL("./${scalarPath.split(/[\\/]/).po
   }
 }
 
-/** Writes into place by renaming: chunks first, entry points last (they import the chunks). */
-const writeOutputs = (outputFiles, entries) => {
+/**
+ * Writes into place by renaming: chunks first, entry points last (they import the chunks). The
+ * entry points are dated when the build started, so that a source saved during the build is newer
+ * than them and the next run rebuilds.
+ */
+const writeOutputs = (outputFiles, entries, startedAt = new Date()) => {
   const ordered = [...outputFiles].sort((a, b) => Number(entries.includes(a.path)) - Number(entries.includes(b.path)))
   for (const file of ordered) {
     mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.contents)
     renameSync(temporary, file.path)
+    if (entries.includes(file.path)) utimesSync(file.path, startedAt, startedAt)
   }
 }
 
@@ -106,11 +111,12 @@ const pruneChunks = (outputFiles) => {
  * bundle.
  */
 export const buildBundle = async () => {
+  const startedAt = new Date()
   const { build } = await esbuild()
   const [main, token] = await Promise.all([build({ ...bundleOptions, write: false }), build({ ...tokenOptions, write: false })])
   if (scalar.javascript !== undefined) writeOutputs([{ path: scalarPath, contents: new TextEncoder().encode(scalar.javascript) }], [])
-  writeOutputs(main.outputFiles, [bundlePath])
-  writeOutputs(token.outputFiles, [tokenBundlePath])
+  writeOutputs(main.outputFiles, [bundlePath], startedAt)
+  writeOutputs(token.outputFiles, [tokenBundlePath], startedAt)
   pruneChunks(main.outputFiles)
 }
 

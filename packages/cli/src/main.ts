@@ -1,12 +1,16 @@
 /**
  * The `sandnet` command line. Only the commands' options are defined here: what a command does is
  * imported when it runs (its own chunk of the bundle, see bin/build.mjs), so that starting one
- * command does not compile the others' code.
+ * command does not compile the others' code. Help pages and the check of unknown flags are in
+ * help.ts; a failure ends with one line (failure.ts).
  */
 import { Args, Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Option } from "effect"
+import { existsSync } from "node:fs"
 import { BENCH_SECTIONS } from "./bench/sections.ts"
+import { describeFailure, UsageError } from "./failure.ts"
+import { preflight } from "./help.ts"
 
 /** Runs `run` of a module imported when the command runs. */
 const lazy = <M, A, E, R>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -15,26 +19,47 @@ const lazy = <M, A, E, R>(load: () => Promise<M>, run: (module: M) => Effect.Eff
     run
   )
 
-const scenarioFile = Args.file({ name: "FILE", exists: "yes" }).pipe(
-  Args.withDescription("a scenario file (YAML), e.g. scenarios/smoke.yaml"),
-  Args.optional
-)
+const scenarioFile = Args.text({ name: "FILE" }).pipe(Args.optional)
+
+/** A file the user names must exist; the line says what it should have been. */
+const mustExist = (file: Option.Option<string>, what: string): Effect.Effect<void, UsageError> =>
+  Option.isSome(file) && !existsSync(file.value) ? Effect.fail(new UsageError({ message: `${file.value}: no such file (${what})` })) : Effect.void
+
+/** --port, else SANDNET_PORT, else 7575; a port is 0 to 65535. */
+const portOf = (option: Option.Option<number>): Effect.Effect<number, UsageError> => {
+  const fromEnv = process.env["SANDNET_PORT"]
+  const [source, text] = Option.isSome(option) ? ["--port", String(option.value)] : fromEnv !== undefined && fromEnv !== "" ? ["SANDNET_PORT", fromEnv] : ["--port", "7575"]
+  const port = Number(text)
+  return Number.isInteger(port) && port >= 0 && port <= 65535
+    ? Effect.succeed(port)
+    : Effect.fail(new UsageError({ message: `${source} ${text} is not a port: give a number from 1 to 65535 (0 picks a free one)` }))
+}
+
+/** --url, else SANDNET_URL, else the default node's. */
+const urlOf = (option: Option.Option<string>): string => Option.getOrElse(option, () => process.env["SANDNET_URL"] || "http://127.0.0.1:7575")
 
 const simulate = Command.make(
   "simulate",
   {
     file: scenarioFile,
-    seed: Options.integer("seed").pipe(Options.optional, Options.withDescription("the seed of the run (default: the scenario's)")),
-    seeds: Options.text("seeds").pipe(Options.optional, Options.withDescription("a swarm: one run per seed, e.g. 1..1000 or 1,5,9..12")),
-    jobs: Options.integer("jobs").pipe(Options.withDefault(1), Options.withDescription("a swarm's runs in this many processes at once")),
-    until: Options.integer("until").pipe(Options.optional, Options.withDescription("run to this delivery and print the deliveries around it")),
-    replay: Options.file("replay", { exists: "yes" }).pipe(Options.optional, Options.withDescription("rerun a failed run from its trace file to its failure")),
-    report: Options.text("report").pipe(Options.optional, Options.withDescription("write a self-contained HTML report with plots (one run)")),
-    traceDir: Options.text("trace-dir").pipe(Options.withDefault(".sandnet/traces"), Options.withDescription("where failed runs leave their trace files")),
-    quiet: Options.boolean("quiet").pipe(Options.withDescription("no progress bar on stderr")),
-    worker: Options.boolean("worker").pipe(Options.withDescription("internal: a swarm's worker process"))
+    seed: Options.integer("seed").pipe(Options.optional),
+    seeds: Options.text("seeds").pipe(Options.optional),
+    jobs: Options.integer("jobs").pipe(Options.withDefault(1)),
+    until: Options.integer("until").pipe(Options.optional),
+    replay: Options.text("replay").pipe(Options.optional),
+    report: Options.text("report").pipe(Options.optional),
+    traceDir: Options.text("trace-dir").pipe(Options.withDefault(".sandnet/traces")),
+    quiet: Options.boolean("quiet")
   },
-  (options) => lazy(() => import("./simulate.ts"), (m) => m.simulateCommand(options))
+  (options) =>
+    Effect.zipRight(
+      Effect.zipRight(
+        mustExist(options.file, "a scenario is a YAML file, e.g. scenarios/smoke.yaml"),
+        mustExist(options.replay, "a failed run leaves its trace in --trace-dir, .sandnet/traces by default")
+      ),
+      // a swarm's worker processes are this command with SANDNET_SIMULATE_WORKER set (simulate.ts)
+      lazy(() => import("./simulate.ts"), (m) => m.simulateCommand({ ...options, worker: process.env["SANDNET_SIMULATE_WORKER"] === "1" }))
+    )
 ).pipe(
   Command.withDescription(
     "run a scenario on the deterministic simulator: one seed (summary, history hash), a swarm of seeds, the deliveries around a step, or the replay of a failure's trace"
@@ -42,42 +67,40 @@ const simulate = Command.make(
 )
 
 const storageOptions = {
-  dataDir: Options.directory("data-dir").pipe(Options.optional, Options.withDescription("the embedded database's directory (default ./.sandnet)")),
-  inMemory: Options.boolean("in-memory").pipe(Options.withDescription("keep nothing: a throwaway node")),
+  dataDir: Options.text("data-dir").pipe(Options.optional),
+  inMemory: Options.boolean("in-memory"),
   databaseUrl: Options.text("database-url").pipe(
-    Options.optional,
-    Options.withDescription("a PostgreSQL server (postgres://...; default: the DATABASE_URL variable, else the embedded database)")
+    Options.optional
   ),
-  schema: Options.text("schema").pipe(Options.optional, Options.withDescription("the node's PostgreSQL schema (default: from --node-name)")),
-  nodeName: Options.text("node-name").pipe(Options.withDefault("sandnet"), Options.withDescription("the node's name (names its PostgreSQL schema)"))
+  schema: Options.text("schema").pipe(Options.optional),
+  nodeName: Options.text("node-name").pipe(Options.withDefault("sandnet"))
 }
 
 const startCommand = Command.make(
   "start",
   {
-    port: Options.integer("port").pipe(Options.withDefault(7575), Options.withDescription("the port of all four surfaces")),
+    port: Options.integer("port").pipe(Options.optional),
     host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
-    secret: Options.text("secret").pipe(Options.withDefault("unsafe"), Options.withDescription("the HS256 secret of dev tokens")),
+    secret: Options.text("secret").pipe(Options.withDefault("unsafe")),
     validatorWalletUser: Options.text("validator-wallet-user").pipe(Options.withDefault("operator")),
-    logRequests: Options.boolean("log-requests").pipe(Options.withDescription("log one line per HTTP request")),
+    logRequests: Options.boolean("log-requests"),
     cluster: Options.text("cluster").pipe(
-      Options.optional,
-      Options.withDescription("join a network spread over processes: the cluster's schema on the --database-url server; --node-name is this process's node (sv1, validator2, ...)")
+      Options.optional
     ),
-    superValidators: Options.integer("super-validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's super validators (the first process to start decides)")),
-    validators: Options.integer("validators").pipe(Options.withDefault(1), Options.withDescription("with --cluster: the network's validators (the first process to start decides)")),
+    superValidators: Options.integer("super-validators").pipe(Options.withDefault(1)),
+    validators: Options.integer("validators").pipe(Options.withDefault(1)),
     ...storageOptions
   },
-  (options) => lazy(() => import("./start.ts"), (m) => m.start(options))
+  (options) => Effect.flatMap(portOf(options.port), (port) => lazy(() => import("./start.ts"), (m) => m.start({ ...options, port })))
 ).pipe(Command.withDescription("run a local node: 1 super validator, 1 validator, 1 synchronizer, all surfaces on one port"))
 
 const tokenCommand = Command.make(
   "token",
   {
-    user: Options.text("user").pipe(Options.withDescription("the ledger user the token is for (its subject)")),
+    user: Options.text("user"),
     secret: Options.text("secret").pipe(Options.withDefault("unsafe")),
     audience: Options.text("audience").pipe(Options.optional),
-    expiresIn: Options.integer("expires-in").pipe(Options.optional, Options.withDescription("seconds until it expires (default: never)"))
+    expiresIn: Options.integer("expires-in").pipe(Options.optional)
   },
   ({ user, secret, audience, expiresIn }) =>
     lazy(
@@ -97,8 +120,8 @@ const tokenCommand = Command.make(
 const benchCommand = Command.make(
   "bench",
   {
-    write: Options.text("write").pipe(Options.optional, Options.withDescription("write the report to this file (e.g. docs/benchmarks.md)")),
-    only: Options.choice("only", BENCH_SECTIONS).pipe(Options.repeated, Options.withDescription("measure only these sections (repeatable); not with --write"))
+    write: Options.text("write").pipe(Options.optional),
+    only: Options.choice("only", BENCH_SECTIONS).pipe(Options.repeated)
   },
   ({ write, only }) =>
     only.length > 0 && Option.isSome(write)
@@ -109,14 +132,14 @@ const benchCommand = Command.make(
         )
 ).pipe(Command.withDescription("measure the engine, storage and HTTP node against same-run baselines"))
 
-const url = Options.text("url").pipe(Options.withDefault("http://127.0.0.1:7575"), Options.withDescription("the node's base URL"))
-const token = Options.text("token").pipe(Options.optional, Options.withDescription("a ledger token of a participant administrator"))
-const secret = Options.text("secret").pipe(Options.withDefault("unsafe"), Options.withDescription("the node's HS256 secret, to make a token of participant_admin"))
+const url = Options.text("url").pipe(Options.optional, Options.map(urlOf))
+const token = Options.text("token").pipe(Options.optional)
+const secret = Options.text("secret").pipe(Options.withDefault("unsafe"))
 const dev = () => import("./dev.ts")
 
 const advanceCommand = Command.make(
   "advance",
-  { duration: Args.text({ name: "DURATION" }).pipe(Args.withDescription("e.g. 30s, 10m, 1h, 2d")), url, token, secret },
+  { duration: Args.text({ name: "DURATION" }), url, token, secret },
   (options) => lazy(dev, (m) => m.advance(options))
 ).pipe(Command.withDescription("move the node's ledger time forward and deliver what falls due"))
 
@@ -137,14 +160,14 @@ const rebuildCommand = Command.make("rebuild", storageOptions, (options) => lazy
 
 const snapshotCommand = Command.make(
   "snapshot",
-  { ...storageOptions, out: Options.file("out").pipe(Options.withDescription("the archive to write (gzipped JSON)")) },
+  { ...storageOptions, out: Options.text("out") },
   (options) => lazy(storage, (m) => m.snapshot(options))
 ).pipe(Command.withDescription("write the whole network (its journals) to an archive; the node must not be running"))
 
 const restoreCommand = Command.make(
   "restore",
-  { ...storageOptions, in: Options.file("in", { exists: "yes" }).pipe(Options.withDescription("an archive written by `sandnet snapshot` or downloaded from /v2/sandnet/snapshots")) },
-  (options) => lazy(storage, (m) => m.restore(options))
+  { ...storageOptions, in: Options.text("in") },
+  (options) => Effect.zipRight(mustExist(Option.some(options.in), "an archive written by sandnet snapshot"), lazy(storage, (m) => m.restore(options)))
 ).pipe(Command.withDescription("replace the network by an archive's (users and rights stay); the node must not be running"))
 
 const sandnet = Command.make("sandnet").pipe(
@@ -154,4 +177,23 @@ const sandnet = Command.make("sandnet").pipe(
 
 const cli = Command.run(sandnet, { name: "sandnet", version: "0.1.0" })
 
-cli(process.argv).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))
+const args = process.argv.slice(2)
+const command = [args[0], args[1] !== undefined && !args[1].startsWith("-") && args[0] === "time" ? args[1] : undefined].filter((a) => a !== undefined).join(" ")
+const checked = preflight(args)
+if (checked._tag === "help") process.stdout.write(checked.text)
+else if (checked._tag === "error") {
+  process.stderr.write(`${checked.line}\n`)
+  process.exitCode = 2
+} else {
+  cli(process.argv).pipe(
+    Effect.provide(NodeContext.layer),
+    Effect.catchAllCause((cause) =>
+      Effect.sync(() => {
+        const failure = describeFailure(cause, command)
+        if (failure.line !== undefined) process.stderr.write(`${failure.line}\n`)
+        process.exitCode = failure.exitCode
+      })
+    ),
+    NodeRuntime.runMain({ disableErrorReporting: true })
+  )
+}
