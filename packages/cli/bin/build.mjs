@@ -10,10 +10,11 @@
 //   is imported when that command runs (src/main.ts imports them lazily);
 // - dist/token.mjs is the `sandnet token` command alone (no node, no database, no @effect/cli);
 // - Scalar's API reference script (3.3 MB of the 8 MB that @effect/platform brought in) is a file
-//   read when the node's HTTP modules load, not a string literal compiled at every start;
+//   read when the node's HTTP modules load, not a string literal compiled at every start, and its
+//   pages are built at their first request;
 // - source maps are written beside the files but never loaded unless asked for
 //   (`node --enable-source-maps`).
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { bundlePath, tokenBundlePath } from "./stale.mjs"
@@ -80,14 +81,46 @@ export const javascript = readFileSync(new URL("./${scalarPath.split(/[\\/]/).po
   }
 }
 
-/** Writes into place by renaming: chunks first, entry points last (they import the chunks). */
-const writeOutputs = (outputFiles, entries) => {
+/**
+ * Scalar's pages (one per surface: the OpenAPI document and the 3.3 MB script, encoded to bytes)
+ * are built when the server starts; this makes @effect/platform's HttpApiScalar build each page at
+ * its first request instead (about a tenth of a node's start-up). The source is matched exactly;
+ * if a new version of the library changes it, the module is left as it is.
+ */
+const lazyScalarPagesPlugin = {
+  name: "lazy-scalar-pages",
+  setup(b) {
+    b.onLoad({ filter: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]HttpApiScalar\.js$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8")
+      const head = "const makeHandler = options => {"
+      if (!source.includes(head) || !source.includes("return Effect.succeed(response);\n};")) return undefined
+      return {
+        loader: "js",
+        resolveDir: dirname(args.path),
+        contents: source
+          .replace(head, "const makeHandlerNow = options => {")
+          .replace(
+            "return Effect.succeed(response);\n};",
+            "return Effect.succeed(response);\n};\nconst makeHandler = options => {\n  let page;\n  return Effect.suspend(() => (page ??= makeHandlerNow(options)));\n};"
+          )
+      }
+    })
+  }
+}
+
+/**
+ * Writes into place by renaming: chunks first, entry points last (they import the chunks). The
+ * entry points are dated when the build started, so that a source saved during the build is newer
+ * than them and the next run rebuilds.
+ */
+const writeOutputs = (outputFiles, entries, startedAt = new Date()) => {
   const ordered = [...outputFiles].sort((a, b) => Number(entries.includes(a.path)) - Number(entries.includes(b.path)))
   for (const file of ordered) {
     mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.contents)
     renameSync(temporary, file.path)
+    if (entries.includes(file.path)) utimesSync(file.path, startedAt, startedAt)
   }
 }
 
@@ -106,11 +139,12 @@ const pruneChunks = (outputFiles) => {
  * bundle.
  */
 export const buildBundle = async () => {
+  const startedAt = new Date()
   const { build } = await esbuild()
   const [main, token] = await Promise.all([build({ ...bundleOptions, write: false }), build({ ...tokenOptions, write: false })])
   if (scalar.javascript !== undefined) writeOutputs([{ path: scalarPath, contents: new TextEncoder().encode(scalar.javascript) }], [])
-  writeOutputs(main.outputFiles, [bundlePath])
-  writeOutputs(token.outputFiles, [tokenBundlePath])
+  writeOutputs(main.outputFiles, [bundlePath], startedAt)
+  writeOutputs(token.outputFiles, [tokenBundlePath], startedAt)
   pruneChunks(main.outputFiles)
 }
 
@@ -129,7 +163,7 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin],
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin],
   entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },

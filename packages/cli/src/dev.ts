@@ -30,7 +30,10 @@ const callNode = (connection: Connection, method: "GET" | "POST", path: string, 
           headers: { authorization: `Bearer ${bearer}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         }),
-      catch: (error) => new NodeRequestFailed({ message: `cannot reach ${connection.url}: ${error instanceof Error ? error.message : String(error)}` })
+      catch: (error) =>
+        new NodeRequestFailed({
+          message: `cannot reach a node at ${connection.url} (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}): start one with sandnet start, or give its address with --url or SANDNET_URL`
+        })
     })
     const text = yield* Effect.tryPromise({
       try: () => response.text(),

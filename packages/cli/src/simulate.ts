@@ -268,14 +268,14 @@ export interface WorkerReply {
   readonly peakRssKiB?: number
 }
 
-/** Runs seeds in `jobs` child processes (this command with --worker), handing out one seed at a time. */
+/** Runs seeds in `jobs` child processes (this command with SANDNET_SIMULATE_WORKER=1), handing out one seed at a time. */
 const parallel = (loaded: Loaded, seeds: ReadonlyArray<number>, jobs: number, onProgress: (seed: number, p: Progress) => void, onDone: (o: RunOutline, trace: TraceFile | undefined) => void) =>
   Effect.async<void>((resume) => {
     let next = 0
     let running = 0
     const script = process.argv[1] ?? ""
     for (let i = 0; i < Math.min(jobs, seeds.length); i++) {
-      const child = fork(script, ["simulate", loaded.file, "--worker"], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+      const child = fork(script, ["simulate", loaded.file], { execArgv: process.execArgv, env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
       running++
       let current: number | undefined
       const feed = () => {

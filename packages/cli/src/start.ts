@@ -8,7 +8,7 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
-import { LedgerApiConfig, LOCALNET_USER, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http"
+import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http"
 import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,
@@ -25,6 +25,10 @@ import {
 } from "@sandnet/node"
 import { DEFAULT_DATA_DIR } from "@sandnet/store"
 import { Console, Effect, Layer, Option } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { UsageError } from "./failure.ts"
+import { oneLineLogging } from "./request-log.ts"
 
 export interface StorageOptions {
   readonly dataDir: Option.Option<string>
@@ -74,6 +78,58 @@ export const storageChoice = (options: StorageOptions): StorageChoice => {
   return { _tag: "pglite", dataDir: Option.getOrElse(options.dataDir, () => DEFAULT_DATA_DIR) }
 }
 
+/**
+ * Why the data directory cannot hold the embedded database, or undefined when it can: it must be
+ * a writable directory, or not exist under a writable directory (the store creates it).
+ */
+const statOrUndefined = (file: string): fs.Stats | undefined => {
+  try {
+    return fs.statSync(file, { throwIfNoEntry: false })
+  } catch {
+    // ENOTDIR: a component is a file, found by the caller's walk up
+    return undefined
+  }
+}
+
+export const dataDirProblem = (dir: string): string | undefined => {
+  const advice = "choose another with --data-dir"
+  let current = path.resolve(dir)
+  for (;;) {
+    const stat = statOrUndefined(current)
+    if (stat !== undefined) {
+      if (!stat.isDirectory()) return current === path.resolve(dir) ? `the data directory ${dir} is a file: ${advice}` : `the data directory ${dir} is under a file (${current}): ${advice}`
+      try {
+        fs.accessSync(current, fs.constants.W_OK)
+        return undefined
+      } catch {
+        return `the data directory ${dir} is not writable (${current}): ${advice}, or change the permissions`
+      }
+    }
+    const parent = path.dirname(current)
+    if (parent === current) return undefined
+    current = parent
+  }
+}
+
+/** The dev users (the operator's wallet user, participant_admin, any created since), a token each. */
+const devUsers = (secret: string) =>
+  Effect.gen(function* () {
+    const users = yield* Admin.UserManagement
+    const page = yield* Effect.orElseSucceed(users.listUsers({ pageSize: 20 }), () => ({ users: [], nextPageToken: "" }))
+    const width = Math.max(...page.users.map((u) => u.id.length), 8) + 2
+    const lines: Array<string> = []
+    for (const user of page.users) {
+      const token = yield* makeDevToken({ user: user.id, secret })
+      lines.push(`  ${user.id.padEnd(width)}${user.primaryParty === undefined || user.primaryParty === "" ? "no primary party" : `party ${user.primaryParty}`}`)
+      lines.push(`  ${"".padEnd(width)}token ${token}`)
+    }
+    return [
+      `dev users (tokens for the secret ${secret === "unsafe" ? '"unsafe"' : "given"}; another with: sandnet token --user <id>${secret === "unsafe" ? "" : " --secret <secret>"})`,
+      ...lines,
+      ...(page.nextPageToken === "" ? [] : ["  ... (more: GET /v2/users)"])
+    ]
+  })
+
 /** Creates the validator operator's wallet user (admin rights, acting as the operator party). */
 const ensureOperatorUser = (user: string, node: string | undefined) =>
   Effect.gen(function* () {
@@ -107,10 +163,12 @@ export const start = (given: StartOptions) =>
     // LocalNet's ledger and wallet user is ledger-api-user (the validator operator's).
     const options: StartOptions = localnet ? { ...given, validatorWalletUser: LOCALNET_USER } : given
     const cluster = clusterOf(options)
-    if (typeof cluster === "string") return yield* Effect.fail(new Error(cluster))
-    if (localnet && cluster !== undefined) return yield* Effect.fail(new Error("--localnet runs one node with LocalNet's layout: leave out --cluster"))
+    if (typeof cluster === "string") return yield* Effect.fail(new UsageError({ message: cluster }))
+    if (localnet && cluster !== undefined) return yield* Effect.fail(new UsageError({ message: "--localnet runs one node with LocalNet's layout: leave out --cluster" }))
     const choice: StorageChoice =
       cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
+    const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
+    if (problem !== undefined) return yield* Effect.fail(new UsageError({ message: problem }))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
     const storage = nodeStorageLayer.pipe(
@@ -161,9 +219,9 @@ export const start = (given: StartOptions) =>
           ? localNetLines(options.portOffset ?? 0)
           : [`  scan       ${url}/api/scan`, `  wallet     ${url}/api/validator`, `  registry   ${url}/registry`, `  ledger     ${url}/v2`, `  docs       ${url}/docs`]),
         `operator party (wallet user "${options.validatorWalletUser}"): ${operator}`,
-        `token:       npx sandnet token --user ${options.validatorWalletUser}${options.secret === "unsafe" ? "" : " --secret <secret>"}`
+        ...(yield* devUsers(options.secret))
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(Effect.provide(layer))
+    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty))
   })

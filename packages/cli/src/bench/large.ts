@@ -2,7 +2,7 @@
  * The large scenario's benchmark (scenarios/large.yaml: 20 super validators, 100 validators, 3
  * synchronizers, 10,000 parties): committed transactions per CPU-second of the run loop, the
  * simulated-time speed-up, and the peak RSS. It runs once, in a process of its own (`sandnet
- * simulate FILE --worker`, the swarm's worker), so that its peak RSS is its own. Its baselines are
+ * simulate FILE` with SANDNET_SIMULATE_WORKER=1, the swarm's worker), so that its peak RSS is its own. Its baselines are
  * the engine section's, measured in the same `sandnet bench` run: the smoke scenario (4 super
  * validators) and bare deliveries through the same queue and driver.
  */
@@ -37,7 +37,7 @@ export interface LargeBench {
 
 const runInWorker = (file: string, seed: number): Promise<{ outline: RunOutline; peakRssKiB: number }> =>
   new Promise((resolve, reject) => {
-    const child = fork(process.argv[1] ?? "", ["simulate", file, "--worker"], { execArgv: process.execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    const child = fork(process.argv[1] ?? "", ["simulate", file], { execArgv: process.execArgv, env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
     child.on("message", (raw) => {
       const reply = raw as WorkerReply
       if (reply.type !== "done" || reply.outline === undefined) return

@@ -50,7 +50,7 @@ const stop = (child: ChildProcess): Promise<void> =>
   })
 
 /** Spawns the command and polls the port until the first HTTP answer (any status). */
-const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, timeoutMs = 120_000): Promise<Timing> =>
+const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, timeoutMs = 300_000): Promise<Timing> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
     const child = spawn(process.execPath, command, { stdio: ["ignore", "ignore", "pipe"] })
