@@ -19,7 +19,7 @@ export interface AutomationStepStatus {
   readonly retryAt: Micros
 }
 
-const BASE_BACKOFF: Micros = 1_000_000
+const BASE_BACKOFF: Micros = 30_000_000
 const MAX_BACKOFF: Micros = 600_000_000
 
 export class AutomationGuard {
