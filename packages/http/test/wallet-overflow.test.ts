@@ -4,6 +4,7 @@
  * and every other user's requests keep answering 200.
  */
 import { afterAll, beforeAll, expect, it } from "vitest"
+import { call } from "./support.ts"
 import { balanceOf, expectError, ok, onboard, startWalletNode, tapFor, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
 
 let node: WalletTestNode
@@ -56,4 +57,8 @@ it("refuses taps that would take a party's holdings over the limit; others are s
   )
   expect(transfer).toContain("over the limit")
   await aliceIsServed()
+
+  // The /dev page's health read lists automation steps that failed: none did here.
+  const health = await call(`${node.url}/sandnet/health`, { method: "GET" })
+  expect({ status: health.status, automations: (health.json as { automations: unknown }).automations }).toEqual({ status: 200, automations: [] })
 })
