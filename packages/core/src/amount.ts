@@ -31,9 +31,41 @@ export const parseAmount = (text: string): Amount | undefined => {
   return negative ? -units : units
 }
 
-/** Like parseAmount, for values the engine itself wrote; a malformed one is a defect. */
+/** The largest magnitude a Numeric 10 holds: 28 integer digits and 10 fractional ones. */
+export const NUMERIC_10_MAX: Amount = 10n ** 38n - 1n
+
+/**
+ * The coin a party may hold in all, and a single amount a wallet accepts: a tenth of Numeric 10's
+ * range, so that sums of a few holdings (merges, transfers, fees) stay within it.
+ */
+export const MAX_HOLDING_TOTAL: Amount = 10n ** 37n
+
+export const inNumericRange = (value: Amount): boolean => value <= NUMERIC_10_MAX && value >= -NUMERIC_10_MAX
+
+/**
+ * Daml's ArithmeticError: a Numeric result outside Numeric 10's range. Thrown by the choices'
+ * arithmetic; the interpreter turns it into a failed interpretation (the command is rejected),
+ * as Canton rejects a transaction whose interpretation raised it.
+ */
+export class ArithmeticError extends Error {
+  override readonly name = "ArithmeticError"
+}
+
+/** A Numeric result, checked against Numeric 10's range as Daml checks it. */
+export const checkedAmount = (value: Amount, what: string): Amount => {
+  if (!inNumericRange(value)) throw new ArithmeticError(`ArithmeticError while evaluating ${what}: ${formatAmount(value)} is outside Numeric 10's range`)
+  return value
+}
+
+const OVERSIZED_PATTERN = /^-?\d{29,}(\.\d{1,10})?$/
+
+/**
+ * Like parseAmount, for values the engine itself wrote; a malformed one is a defect, but a
+ * well-formed decimal beyond 28 integer digits is the result of arithmetic that overflowed.
+ */
 export const amountOf = (text: string): Amount => {
   const value = parseAmount(text)
+  if (value === undefined && OVERSIZED_PATTERN.test(text)) throw new ArithmeticError(`ArithmeticError: ${text} is outside Numeric 10's range`)
   invariant(value !== undefined, () => `not a Numeric 10 amount: ${JSON.stringify(text)}`)
   return value
 }

@@ -66,6 +66,7 @@ import {
   type ValidatorRewardCouponPayload,
   type VoteRequestPayload
 } from "../coin/index.ts"
+import { AutomationGuard, type AutomationStepStatus } from "../automation-guard.ts"
 import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
 import { Commands, type Command } from "../ledger/interpreter.ts"
 import { Network, Outgoing, type Actor, type Message } from "../network/network.ts"
@@ -137,6 +138,8 @@ const payloadOf = <P>(c: ActiveContract): P => c.created.createArguments as unkn
 
 export class DsoAutomation implements Actor {
   readonly address: string
+  /** A failing plan or submission is this automation's alone: logged, counted, backed off. */
+  readonly guard: AutomationGuard
   readonly stats: DsoAutomationStats = {
     roundsAdvanced: 0,
     roundsIssuing: 0,
@@ -176,6 +179,7 @@ export class DsoAutomation implements Actor {
     private readonly net: { readonly schedule: (to: string, message: Message, at: Micros) => Effect.Effect<void> }
   ) {
     this.address = `DSO-AUTOMATION::${sv.name}`
+    this.guard = new AutomationGuard(this.address)
     // Holdings committed before the automation started (a restart, or a late start).
     for (const template of [this.coinTemplate, this.lockedTemplate]) {
       for (const c of sv.participant.logic.acs.ofTemplate(template, network.dso)) this.noteHolding(c.created.contractId, template, c.created.createArguments)
@@ -281,8 +285,13 @@ export class DsoAutomation implements Actor {
       yield* this.schedule(tick + 1)
       if (!this.isDelegate(tick)) return
       const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
-      yield* this.submitAll(this.plan(now, tick))
+      yield* this.guard.run("plan-and-submit", now, Effect.suspend(() => this.submitAll(this.plan(now, tick))))
     })
+  }
+
+  /** Each step's failures and backoff (the /dev page's automation status). */
+  status(): ReadonlyArray<AutomationStepStatus> {
+    return this.guard.status()
   }
 
   /** What the delegate submits now; pure with respect to the ledger state it reads. */

@@ -7,6 +7,7 @@
  */
 import { Either } from "effect"
 import {
+  ArithmeticError,
   ChoiceNotFound,
   type ActiveContract,
   type ContractId,
@@ -94,6 +95,8 @@ export const interpret = (input: InterpretationInput): Either.Either<Interpreted
     for (const command of input.commands) runCommand(run, command)
   } catch (thrown) {
     if (thrown instanceof Abort) return Either.left(thrown.error)
+    // Numeric overflow is Daml's ArithmeticError: the interpretation fails, the engine is fine.
+    if (thrown instanceof ArithmeticError) return Either.left(run.failure(thrown.message))
     throw thrown
   }
   const { nodes, meta, rootNodeIds } = run

@@ -266,15 +266,18 @@ export class Interpretation {
   }
 
   fail(message: string): never {
+    return abort(this.failure(message))
+  }
+
+  /** The failure of the choice running now (Daml's `abort`, or an ArithmeticError it raised). */
+  failure(message: string): ChoiceFailed {
     const running = this.currentParent()
     const node = running === undefined ? undefined : this.nodes[running]
-    return abort(
-      new ChoiceFailed({
-        templateId: node?.templateId ?? "",
-        choice: node?.kind === "exercised" ? node.choice : "create",
-        message
-      })
-    )
+    return new ChoiceFailed({
+      templateId: node?.templateId ?? "",
+      choice: node?.kind === "exercised" ? node.choice : "create",
+      message
+    })
   }
 }
 

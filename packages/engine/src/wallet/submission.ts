@@ -5,8 +5,10 @@
  */
 import { Clock, Effect, Either } from "effect"
 import {
+  formatAmount,
   InvalidArgument,
   isPartyId,
+  MAX_HOLDING_TOTAL,
   micros as microsOf,
   parseAmount,
   type ActiveContract,
@@ -20,6 +22,7 @@ import { Commands, type Command } from "../ledger/interpreter.ts"
 import type { Completion } from "../participant/index.ts"
 import type { WalletContext } from "./context.ts"
 import { DsoNotReady, WalletCommandFailed, type WalletError } from "./errors.ts"
+import { balanceOf } from "./reads.ts"
 
 export const nowMicros: Effect.Effect<Micros> = Effect.map(Clock.currentTimeNanos, microsOf.fromNanos)
 
@@ -74,7 +77,22 @@ export const validAmount = (text: string): Either.Either<Amount, InvalidArgument
   const amount = parseAmount(text)
   if (amount === undefined) return Either.left(new InvalidArgument({ field: "amount", message: "must be a decimal with at most 10 fractional digits" }))
   if (amount <= 0n) return Either.left(new InvalidArgument({ field: "amount", message: "must be positive" }))
+  if (amount > MAX_HOLDING_TOTAL) return Either.left(new InvalidArgument({ field: "amount", message: `must be at most ${formatAmount(MAX_HOLDING_TOTAL)} (the most coin a party may hold)` }))
   return Either.right(amount)
+}
+
+/** Coin the receiver may still take in without its holdings leaving the limit their sums need. */
+export const withinHoldingLimit = (wallet: WalletContext, party: PartyId, amount: Amount, now: Micros): Either.Either<void, InvalidArgument> => {
+  const balance = balanceOf(wallet, party, now)
+  const total = balance.unlocked + balance.locked + amount
+  return total <= MAX_HOLDING_TOTAL
+    ? Either.right(undefined)
+    : Either.left(
+        new InvalidArgument({
+          field: "amount",
+          message: `would bring the holdings of ${party} to ${formatAmount(total)}, over the limit of ${formatAmount(MAX_HOLDING_TOTAL)} a party may hold (Numeric 10 sums must stay in range)`
+        })
+      )
 }
 
 export const validReceiver = (receiver: string, sender: PartyId): Either.Either<void, InvalidArgument> => {

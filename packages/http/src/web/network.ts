@@ -48,7 +48,18 @@ export const Health = Schema.Struct({
     })
   ),
   synchronizers: Schema.Array(Schema.Struct({ name: Schema.String, pending_confirmation_requests: Schema.Int, last_sequenced: Schema.optional(Schema.String) })),
-  scan: Schema.Struct({ updates: Schema.Int, verdicts: Schema.Int })
+  scan: Schema.Struct({ updates: Schema.Int, verdicts: Schema.Int }),
+  /** Automation steps that failed (issue 15): each one's count, last error and engine-time retry. */
+  automations: Schema.Array(
+    Schema.Struct({
+      automation: Schema.String,
+      step: Schema.String,
+      failures: Schema.Int,
+      consecutive_failures: Schema.Int,
+      last_error: Schema.optional(Schema.String),
+      retry_at: Schema.optional(Schema.String)
+    })
+  )
 }).annotations({ identifier: "SandnetHealth" })
 
 export const GetHealth = HttpApiEndpoint.get("getSandnetHealth", "/health").addSuccess(Health)
@@ -91,6 +102,16 @@ export const overviewOf = (view: ScanView, devTokens: boolean, users: ReadonlyAr
   }
 }
 
+const automationsOf = (view: ScanView) =>
+  [...view.engine.dsoAutomations.flatMap((a) => a.status()), ...view.engine.wallets.flatMap((w) => w.automation?.status() ?? [])].map((s) => ({
+    automation: s.automation,
+    step: s.step,
+    failures: s.failures,
+    consecutive_failures: s.consecutiveFailures,
+    ...(s.lastError === undefined ? {} : { last_error: s.lastError }),
+    ...(s.retryAt > 0 ? { retry_at: toIso(s.retryAt) } : {})
+  }))
+
 export const healthOf = (view: ScanView) => {
   const network = view.engine.network
   const participants = [...network.superValidators, ...network.validators]
@@ -108,7 +129,8 @@ export const healthOf = (view: ScanView) => {
       const last = s.sequencer.logic.lastTimestamp
       return { name: s.info.name, pending_confirmation_requests: s.mediator.logic.pendingCount, ...(last > 0 ? { last_sequenced: toIso(last) } : {}) }
     }),
-    scan: { updates: view.sv.scan.updates.length, verdicts: view.sv.scan.verdictLog.length }
+    scan: { updates: view.sv.scan.updates.length, verdicts: view.sv.scan.verdictLog.length },
+    automations: automationsOf(view)
   }
 }
 

@@ -15,6 +15,7 @@
  */
 import { Clock, Effect, Either } from "effect"
 import { micros as microsOf, type CommittedUpdate, type Micros } from "@sandnet/core"
+import { AutomationGuard, type AutomationStepStatus } from "../../automation-guard.ts"
 import { Network, Outgoing, type Actor, type Message } from "../../network/network.ts"
 import type { WalletNode } from "../wallet.ts"
 import { acceptMergeProposals } from "./delegations.ts"
@@ -39,6 +40,9 @@ export class WalletAutomation extends AutomationState implements Actor {
   private started = false
   /** No submissions after this time (a simulation winding down lets in-flight work settle). */
   stopAt: Micros = Number.MAX_SAFE_INTEGER
+  readonly guard: AutomationGuard
+  /** Steps added to the timed work (plug-ins and tests), run under the same guard. */
+  readonly extraSteps: Array<{ readonly name: string; readonly run: (now: Micros) => Effect.Effect<void, unknown> }> = []
 
   constructor(
     wallet: WalletNode,
@@ -46,6 +50,7 @@ export class WalletAutomation extends AutomationState implements Actor {
   ) {
     super(wallet)
     this.address = `WALLET-AUTOMATION::${wallet.validator.name}`
+    this.guard = new AutomationGuard(this.address)
     // What is already on the ledger (a restart, or users onboarded before the automation started).
     for (const entry of wallet.participant.logic.log) fileWork(this, entry, false)
     wallet.participant.logic.addListener({ onCommitted: (entry, now) => this.onCommitted(entry, now) })
@@ -82,35 +87,43 @@ export class WalletAutomation extends AutomationState implements Actor {
     })
   }
 
-  /** The work updates brought: what can be done at once. */
+  /** The work updates brought: what can be done at once. Each step fails on its own (guard). */
   private react(now: Micros): Effect.Effect<void> {
+    const step = (name: string, effect: Effect.Effect<void, unknown>) => this.guard.run(name, now, effect)
     return Effect.gen(this, function* () {
-      yield* acceptOffers(this, now)
-      yield* acceptMergeProposals(this)
+      yield* step("accept-offers", acceptOffers(this, now))
+      yield* step("accept-merge-proposals", acceptMergeProposals(this))
       const ref = this.wallet.reference(now)
       if (Either.isLeft(ref)) return
-      for (const cid of [...this.completeQueue]) yield* completeAccepted(this, cid, now, ref.right)
-      for (const cid of [...this.trafficQueue]) yield* completeBuyTraffic(this, cid, now, ref.right)
+      yield* step("complete-accepted", Effect.suspend(() => Effect.forEach([...this.completeQueue], (cid) => completeAccepted(this, cid, now, ref.right), { discard: true })))
+      yield* step("complete-buy-traffic", Effect.suspend(() => Effect.forEach([...this.trafficQueue], (cid) => completeBuyTraffic(this, cid, now, ref.right), { discard: true })))
     })
   }
 
   /** The timed work, every poll interval. */
   private periodic(now: Micros): Effect.Effect<void> {
+    const step = (name: string, effect: Effect.Effect<void, unknown>) => this.guard.run(name, now, effect)
     return Effect.gen(this, function* () {
       const ref = this.wallet.reference(now)
-      if (this.config.expireOffers) yield* expire(this, now)
-      yield* renew(this, now)
+      if (this.config.expireOffers) yield* step("expire", expire(this, now))
+      yield* step("renew-preapprovals", renew(this, now))
       if (Either.isLeft(ref)) return
       if (this.config.rewardCollection) {
-        yield* recordLiveness(this, now, ref.right)
-        yield* collectRewards(this, now, ref.right)
+        yield* step("record-liveness", recordLiveness(this, now, ref.right))
+        yield* step("collect-rewards", collectRewards(this, now, ref.right))
       }
-      if (this.config.merge.enabled) yield* merge(this, ref.right)
-      if (this.config.buyExtraTraffic.targetThroughput > 0) yield* topUp(this, now, ref.right)
-      if (this.config.sweep.length > 0) yield* sweep(this, now, ref.right)
+      if (this.config.merge.enabled) yield* step("merge", merge(this, ref.right))
+      if (this.config.buyExtraTraffic.targetThroughput > 0) yield* step("top-up-traffic", topUp(this, now, ref.right))
+      if (this.config.sweep.length > 0) yield* step("sweep", sweep(this, now, ref.right))
+      for (const extra of this.extraSteps) yield* step(extra.name, extra.run(now))
       // Accepted offers that waited for coin held by other commands.
-      for (const cid of [...this.completeQueue]) yield* completeAccepted(this, cid, now, ref.right)
+      yield* step("complete-accepted", Effect.suspend(() => Effect.forEach([...this.completeQueue], (cid) => completeAccepted(this, cid, now, ref.right), { discard: true })))
     })
+  }
+
+  /** Each step's failures and backoff (the /dev page's automation status). */
+  status(): ReadonlyArray<AutomationStepStatus> {
+    return this.guard.status()
   }
 
   /** Outstanding work, for tests and diagnostics. */

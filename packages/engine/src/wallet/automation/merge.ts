@@ -3,7 +3,7 @@
  * or for users who delegated merging, by the operator, several users per transaction.
  */
 import { Effect } from "effect"
-import type { ActiveContract, ContractId, PartyId } from "@sandnet/core"
+import { inNumericRange, type ActiveContract, type Amount, type ContractId, type PartyId } from "@sandnet/core"
 import { BatchMergeUtility_MergeHoldings, Coin, CoinRules_Transfer } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
 import { ok, type AutomationState } from "./state.ts"
@@ -15,6 +15,17 @@ interface DelegatedMerge {
   readonly delegationCid: ContractId
   readonly owner: PartyId
   readonly inputs: ReadonlyArray<ContractId>
+}
+
+/**
+ * The smallest coins (the list is largest first) whose sum stays a Numeric 10 amount: a merge
+ * only merges what fits. Kept in the list's order.
+ */
+const fitting = (coins: ReadonlyArray<{ readonly contract: ActiveContract; readonly value: Amount }>): ReadonlyArray<ContractId> => {
+  let total = 0n
+  let first = coins.length
+  while (first > 0 && inNumericRange(total + coins[first - 1]!.value)) total += coins[--first]!.value
+  return coins.slice(first).map((c) => c.contract.created.contractId)
 }
 
 /** Files a coin: its owner's holdings changed, look at merging them. */
@@ -41,7 +52,8 @@ const mergeOwn = (auto: AutomationState, ref: MergeRef): Effect.Effect<ReadonlyA
       const coins = auto.wallet.spendable(party, ref.roundNumber)
       if (coins.length <= maxHoldings) continue
       // The smallest coins first: they are the ones holding fees would turn into dust.
-      const inputs = coins.slice(-batchSize).map((c) => c.contract.created.contractId)
+      const inputs = fitting(coins.slice(-batchSize))
+      if (inputs.length < 2) continue
       const delegation = party === auto.operator ? undefined : auto.wallet.mergeDelegationOf(party)
       if (delegation !== undefined) {
         delegated.push({ delegationCid: delegation, owner: party, inputs })

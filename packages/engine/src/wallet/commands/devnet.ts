@@ -7,13 +7,14 @@ import type * as Api from "../api.ts"
 import type { WalletContext } from "../context.ts"
 import { DevNetOnly, type WalletError } from "../errors.ts"
 import { done, submitted, type Outcome } from "../outcome.ts"
-import { expectSuccess, nowMicros, reference, submit, validAmount } from "../submission.ts"
+import { expectSuccess, nowMicros, reference, submit, validAmount, withinHoldingLimit } from "../submission.ts"
 
 export const tap = (wallet: WalletContext, user: string, request: Api.TapRequest): Effect.Effect<Outcome<Api.TapResponse>, WalletError> =>
   Effect.gen(function* () {
     const party = yield* wallet.partyOf(user)
     const now = yield* nowMicros
     const amount = yield* validAmount(request.amount)
+    yield* withinHoldingLimit(wallet, party, amount, now)
     const ref = yield* reference(wallet, now)
     if (!ref.isDevNet) return yield* new DevNetOnly({ operation: "tap" })
     const commandId = `wallet:tap:${request.command_id ?? `${party}:${now}:${wallet.nextId()}`}`

@@ -13,7 +13,7 @@ import { payloadOf, type WalletContext } from "../context.ts"
 import { OfferNotFound, type WalletError } from "../errors.ts"
 import { allowed, offerLifecycle } from "../lifecycles.ts"
 import { submitted, type Outcome } from "../outcome.ts"
-import { expectSuccess, knownReceiver, nowMicros, submit, validAmount, validReceiver } from "../submission.ts"
+import { expectSuccess, knownReceiver, nowMicros, submit, validAmount, validReceiver, withinHoldingLimit } from "../submission.ts"
 import { decide, submitTracked } from "../tracking.ts"
 
 export const createTransferOffer = (wallet: WalletContext, user: string, request: Api.CreateTransferOfferRequest): Effect.Effect<Outcome<Api.CreateTransferOfferResponse>, WalletError> =>
@@ -22,6 +22,7 @@ export const createTransferOffer = (wallet: WalletContext, user: string, request
     const now = yield* nowMicros
     const amount = yield* validAmount(request.amount)
     yield* validReceiver(request.receiver_party_id, party)
+    yield* withinHoldingLimit(wallet, request.receiver_party_id as PartyId, amount, now)
     yield* knownReceiver(wallet, request.receiver_party_id)
     if (request.description.length >= 280) return yield* new InvalidArgument({ field: "description", message: "must be shorter than 280 characters" })
     if (!Number.isSafeInteger(request.expires_at) || request.expires_at <= now) return yield* new InvalidArgument({ field: "expires_at", message: "must be a time in the future, in microseconds" })

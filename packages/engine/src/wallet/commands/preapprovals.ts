@@ -4,7 +4,7 @@
  * preapproval's provider has a FeaturedAppRight).
  */
 import { Effect } from "effect"
-import { InvalidArgument, formatAmount, toIso } from "@sandnet/core"
+import { InvalidArgument, formatAmount, toIso, type PartyId } from "@sandnet/core"
 import { CoinRules_CreateTransferPreapproval, TransferPreapproval_Send } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
 import type * as Api from "../api.ts"
@@ -12,7 +12,7 @@ import { selectCoins } from "../coin-selection.ts"
 import type { WalletContext } from "../context.ts"
 import { PreapprovalAlreadyExists, PreapprovalNotFound, type WalletError } from "../errors.ts"
 import { submitted, type Outcome } from "../outcome.ts"
-import { expectSuccess, nowMicros, reference, submit, validAmount, validReceiver } from "../submission.ts"
+import { expectSuccess, nowMicros, reference, submit, validAmount, validReceiver, withinHoldingLimit } from "../submission.ts"
 
 export const createTransferPreapproval = (wallet: WalletContext, user: string): Effect.Effect<Outcome<Api.CreateTransferPreapprovalResponse>, WalletError> =>
   Effect.gen(function* () {
@@ -43,6 +43,7 @@ export const transferPreapprovalSend = (wallet: WalletContext, user: string, req
     const now = yield* nowMicros
     const amount = yield* validAmount(request.amount)
     yield* validReceiver(request.receiver_party_id, party)
+    yield* withinHoldingLimit(wallet, request.receiver_party_id as PartyId, amount, now)
     if (request.deduplication_id.length === 0) return yield* new InvalidArgument({ field: "deduplication_id", message: "must not be empty" })
     const preapproval = wallet.dso.preapprovalOf(request.receiver_party_id, now)
     if (preapproval === undefined) return yield* new PreapprovalNotFound({ receiver: request.receiver_party_id })

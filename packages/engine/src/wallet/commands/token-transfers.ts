@@ -26,7 +26,7 @@ import { payloadOf, type WalletContext } from "../context.ts"
 import { DsoNotReady, TokenTransferNotFound, type WalletError } from "../errors.ts"
 import { allowed, instructionLifecycle } from "../lifecycles.ts"
 import { submitted, type Outcome } from "../outcome.ts"
-import { expectSuccess, knownReceiver, nowMicros, reference, submit, validAmount, validReceiver } from "../submission.ts"
+import { expectSuccess, knownReceiver, nowMicros, reference, submit, validAmount, validReceiver, withinHoldingLimit } from "../submission.ts"
 import { decide, submitTracked } from "../tracking.ts"
 
 export const createTokenStandardTransfer = (wallet: WalletContext, user: string, request: Api.CreateTokenStandardTransferRequest): Effect.Effect<Outcome<Api.TransferInstructionResultResponse>, WalletError> =>
@@ -35,6 +35,7 @@ export const createTokenStandardTransfer = (wallet: WalletContext, user: string,
     const now = yield* nowMicros
     const amount = yield* validAmount(request.amount)
     yield* validReceiver(request.receiver_party_id, party)
+    yield* withinHoldingLimit(wallet, request.receiver_party_id as PartyId, amount, now)
     yield* knownReceiver(wallet, request.receiver_party_id)
     if (!Number.isSafeInteger(request.expires_at) || request.expires_at <= now) return yield* new InvalidArgument({ field: "expires_at", message: "must be a time in the future, in microseconds" })
     const ref = yield* reference(wallet, now)
