@@ -10,6 +10,7 @@
  */
 import { HttpServerResponse } from "@effect/platform"
 import { toIso } from "@sandnet/core"
+import { nodesHealth } from "@sandnet/engine"
 import { Effect, Option, Schedule, Stream } from "effect"
 import { NodeRuntime, type EngineInstance } from "@sandnet/node"
 import type { RequestLog } from "./request-log.ts"
@@ -44,7 +45,7 @@ export const makeGenerations = () => {
 const stateOf = (engine: EngineInstance, generation: number, now: number, log: RequestLog): LiveState => {
   const network = engine.network
   const offsets: Record<string, number> = {}
-  for (const n of [...network.superValidators, ...network.validators]) offsets[n.name] = n.participant.logic.ledgerEnd
+  for (const n of nodesHealth(network)) offsets[n.name] = n.ledgerEnd
   const scan = network.superValidators[0]!.scan
   return {
     generation,

@@ -6,7 +6,7 @@
  */
 import { HttpApiEndpoint } from "@effect/platform"
 import { toIso } from "@sandnet/core"
-import type { CoinNetwork, ParticipantNode } from "@sandnet/engine"
+import { nodesHealth, synchronizersHealth, type CoinNetwork } from "@sandnet/engine"
 import { Schema } from "effect"
 import type { ScanView } from "../scan/engine.ts"
 import { renderPoint, supplyHistory, thin } from "./supply.ts"
@@ -75,18 +75,8 @@ export const GetSupply = HttpApiEndpoint.get("getSandnetSupply", "/supply")
   .addSuccess(Supply)
 
 /** Super validators first, then validators, each with the parties its participant hosts. */
-const nodesOf = (network: CoinNetwork) => {
-  const hosted = (participant: ParticipantNode) =>
-    network.topology
-      .allParties()
-      .filter((h) => h.participants.some((p) => p.participantUid === participant.logic.config.uid))
-      .map((h) => h.party as string)
-      .sort()
-  return [
-    ...network.superValidators.map((n) => ({ name: n.name, role: "super validator" as const, participant_id: n.participant.logic.config.uid as string, operator_party: n.operator as string, parties: hosted(n.participant) })),
-    ...network.validators.map((n) => ({ name: n.name, role: "validator" as const, participant_id: n.participant.logic.config.uid as string, operator_party: n.operator as string, parties: hosted(n.participant) }))
-  ]
-}
+const nodesOf = (network: CoinNetwork) =>
+  nodesHealth(network).map((n) => ({ name: n.name, role: n.role, participant_id: n.participantUid, operator_party: n.operator, parties: n.hostedParties }))
 
 export const overviewOf = (view: ScanView, devTokens: boolean, users: ReadonlyArray<{ readonly id: string; readonly primaryParty: string }>) => {
   const network = view.engine.network
@@ -114,21 +104,21 @@ const automationsOf = (view: ScanView) =>
 
 export const healthOf = (view: ScanView) => {
   const network = view.engine.network
-  const participants = [...network.superValidators, ...network.validators]
   return {
     ledger_time: toIso(view.now),
-    nodes: participants.map((n) => ({
+    nodes: nodesHealth(network).map((n) => ({
       name: n.name,
-      ledger_end: n.participant.logic.ledgerEnd,
-      pending_confirmations: n.participant.logic.pendingRequestCount,
-      submitted: n.participant.logic.stats.submitted,
-      committed: n.participant.logic.stats.committed,
-      rejected: n.participant.logic.stats.rejected
+      ledger_end: n.ledgerEnd,
+      pending_confirmations: n.pendingConfirmations,
+      submitted: n.submitted,
+      committed: n.committed,
+      rejected: n.rejected
     })),
-    synchronizers: network.synchronizers.map((s) => {
-      const last = s.sequencer.logic.lastTimestamp
-      return { name: s.info.name, pending_confirmation_requests: s.mediator.logic.pendingCount, ...(last > 0 ? { last_sequenced: toIso(last) } : {}) }
-    }),
+    synchronizers: synchronizersHealth(network).map((s) => ({
+      name: s.name,
+      pending_confirmation_requests: s.pendingConfirmationRequests,
+      ...(s.lastSequenced > 0 ? { last_sequenced: toIso(s.lastSequenced) } : {})
+    })),
     scan: { updates: view.sv.scan.updates.length, verdicts: view.sv.scan.verdictLog.length },
     automations: automationsOf(view)
   }
