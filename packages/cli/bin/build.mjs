@@ -129,7 +129,13 @@ const pruneChunks = (outputFiles) => {
   const current = new Set(outputFiles.map((f) => f.path))
   for (const name of readdirSync(dist)) {
     const path = join(dist, name)
-    if (name.startsWith("chunk-") && !current.has(path) && !current.has(path.replace(/\.map$/, "")) && statSync(path).mtimeMs < Date.now() - 3600_000) unlinkSync(path)
+    if (!name.startsWith("chunk-") || current.has(path) || current.has(path.replace(/\.map$/, ""))) continue
+    // Another process building at the same time may have pruned it already.
+    try {
+      if (statSync(path).mtimeMs < Date.now() - 3600_000) unlinkSync(path)
+    } catch (error) {
+      if (error?.code !== "ENOENT") throw error
+    }
   }
 }
 
