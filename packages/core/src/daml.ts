@@ -53,15 +53,16 @@ export const TextMap = <A, I>(value: Schema.Schema<A, I>) => Schema.Record({ key
  */
 export const toProtobufJson = (schema: Schema.Schema.Any, value: Json): Json => encodeWith(schema.ast, value)
 
-const primitiveOf = (ast: SchemaAST.AST): DamlPrimitive | undefined => {
+/** The Daml primitive a Schema node is (its annotation, or its refined base's); undefined for composites. */
+export const damlPrimitiveOf = (ast: SchemaAST.AST): DamlPrimitive | undefined => {
   const own = ast.annotations[DamlTypeId] as DamlPrimitive | undefined
   if (own !== undefined) return own
-  if (SchemaAST.isRefinement(ast)) return primitiveOf(ast.from)
+  if (SchemaAST.isRefinement(ast)) return damlPrimitiveOf(ast.from)
   return undefined
 }
 
 const encodeWith = (ast: SchemaAST.AST, value: Json): Json => {
-  const primitive = primitiveOf(ast)
+  const primitive = damlPrimitiveOf(ast)
   if (primitive !== undefined) {
     if (primitive === "unit") return { unit: {} }
     if (primitive === "contractId") return { contractId: value }
@@ -107,7 +108,7 @@ const encodeUnion = (ast: SchemaAST.Union, value: Json): Json => {
   const tag = isRecord(value) ? value["tag"] : undefined
   if (typeof tag === "string") {
     // Daml variants travel as {tag, value}; the typed form is {variant: {constructor, value}}.
-    const member = nonNull.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && tagOf(t) === tag)
+    const member = nonNull.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && variantTagOf(t) === tag)
     const payload = isRecord(value) ? (value["value"] ?? null) : null
     const payloadAst = member?.propertySignatures.find((p) => p.name === "value")?.type
     return { variant: { constructor: tag, value: payloadAst === undefined ? { unit: {} } : encodeWith(payloadAst, payload) } }
@@ -143,7 +144,8 @@ const encodeTypeLiteral = (ast: SchemaAST.TypeLiteral, value: Json): Json => {
 const isRecord = (value: Json): value is { readonly [key: string]: Json } =>
   value !== null && typeof value === "object" && !Array.isArray(value)
 
-const tagOf = (ast: SchemaAST.TypeLiteral): string | undefined => {
+/** The constructor a variant member (a record with a `tag` literal) stands for. */
+export const variantTagOf = (ast: SchemaAST.TypeLiteral): string | undefined => {
   const tag = ast.propertySignatures.find((p) => p.name === "tag")
   return tag !== undefined && SchemaAST.isLiteral(tag.type) ? String(tag.type.literal) : undefined
 }

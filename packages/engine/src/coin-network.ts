@@ -66,6 +66,16 @@ export const defaultCoinNetworkConfig: CoinNetworkConfig = {
   initialExtraTraffic: { superValidator: 1e15, validator: 50_000_000 }
 }
 
+/**
+ * The names of a network's nodes, as buildCoinNetwork gives them: super validators sv1..svN, then
+ * validators validator1..validatorM. A cluster's processes and a simulation's fault selectors name
+ * nodes by them.
+ */
+export const networkNodeNames = (shape: { readonly superValidators: number; readonly validators: number }): { readonly superValidators: ReadonlyArray<string>; readonly validators: ReadonlyArray<string> } => ({
+  superValidators: Array.from({ length: shape.superValidators }, (_, i) => `sv${i + 1}`),
+  validators: Array.from({ length: shape.validators }, (_, i) => `validator${i + 1}`)
+})
+
 export interface SynchronizerNode {
   readonly info: SynchronizerInfo
   readonly sequencer: SequencerActor
@@ -122,16 +132,15 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
         const operator = yield* Effect.orDie(participant.logic.reserveParty(name))
         return { participant, operator }
       })
-    for (let i = 1; i <= config.superValidators; i++) {
-      const name = `sv${i}`
+    const names = networkNodeNames(config)
+    for (const name of names.superValidators) {
       const { participant, operator } = yield* makeNode(name, true)
       const scan = new ScanStore(participant.logic, dso)
       participant.logic.addListener(scan)
       superValidators.push({ name, participant, operator, scan })
     }
     hostDso(topology, dso, superValidators)
-    for (let i = 1; i <= config.validators; i++) {
-      const name = `validator${i}`
+    for (const name of names.validators) {
       const { participant, operator } = yield* makeNode(name, false)
       validators.push({ name, participant, operator })
     }

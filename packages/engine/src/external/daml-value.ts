@@ -13,7 +13,7 @@
  * refused by the template's own argument check, or by the hash comparison at execution.
  */
 import type { Value } from "@canton-network/core-ledger-proto"
-import { DamlTypeId, parseIso, toIso, type DamlPrimitive, type Json } from "@sandnet/core"
+import { damlPrimitiveOf, parseIso, toIso, variantTagOf, type DamlPrimitive, type Json } from "@sandnet/core"
 import { SchemaAST, type Schema } from "effect"
 
 type Sum = Value["sum"]
@@ -26,12 +26,6 @@ const unit = (): Value => value({ oneofKind: "unit", unit: {} })
 
 const isObject = (json: Json | undefined): json is { readonly [key: string]: Json } =>
   json !== null && json !== undefined && typeof json === "object" && !Array.isArray(json)
-
-const primitiveOf = (ast: SchemaAST.AST): DamlPrimitive | undefined => {
-  const own = ast.annotations[DamlTypeId] as DamlPrimitive | undefined
-  if (own !== undefined) return own
-  return SchemaAST.isRefinement(ast) ? primitiveOf(ast.from) : undefined
-}
 
 const isAbsentMember = (ast: SchemaAST.AST): boolean =>
   (SchemaAST.isLiteral(ast) && ast.literal === null) || SchemaAST.isUndefinedKeyword(ast)
@@ -80,7 +74,7 @@ const encodePrimitive = (primitive: DamlPrimitive, json: Json): Value => {
 }
 
 const encodeAst = (ast: SchemaAST.AST, json: Json): Value => {
-  const primitive = primitiveOf(ast)
+  const primitive = damlPrimitiveOf(ast)
   if (primitive !== undefined) return encodePrimitive(primitive, json)
   switch (ast._tag) {
     case "Refinement":
@@ -113,7 +107,7 @@ const encodeUnion = (ast: SchemaAST.Union, json: Json): Value => {
   if (present.length === 1) return optional ? some(encodeAst(present[0]!, json)) : encodeAst(present[0]!, json)
   if (isObject(json) && typeof json["tag"] === "string") {
     const tag = json["tag"]
-    const member = present.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && tagOf(t) === tag)
+    const member = present.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && variantTagOf(t) === tag)
     if (member !== undefined) {
       const payloadAst = member.propertySignatures.find((p) => p.name === "value")?.type
       const payload = payloadAst === undefined ? unit() : encodeAst(payloadAst, json["value"] ?? null)
@@ -140,11 +134,6 @@ const encodeTypeLiteral = (ast: SchemaAST.TypeLiteral, json: Json): Value => {
   }
   const fields = ast.propertySignatures.map((p) => ({ label: String(p.name), value: encodeAst(p.type, json[String(p.name)] ?? null) }))
   return value({ oneofKind: "record", record: { fields } })
-}
-
-const tagOf = (ast: SchemaAST.TypeLiteral): string | undefined => {
-  const tag = ast.propertySignatures.find((p) => p.name === "tag")
-  return tag !== undefined && SchemaAST.isLiteral(tag.type) ? String(tag.type.literal) : undefined
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -219,7 +208,7 @@ const decodePrimitive = (primitive: DamlPrimitive, damlValue: Value): Json => {
 }
 
 const decodeAst = (ast: SchemaAST.AST, damlValue: Value): Json => {
-  const primitive = primitiveOf(ast)
+  const primitive = damlPrimitiveOf(ast)
   if (primitive !== undefined) return decodePrimitive(primitive, damlValue)
   const sum = damlValue.sum
   switch (ast._tag) {
@@ -259,7 +248,7 @@ const decodeUnion = (ast: SchemaAST.Union, damlValue: Value): Json => {
   const sum = inner.sum
   if (sum.oneofKind === "variant") {
     const tag = sum.variant.constructor
-    const member = present.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && tagOf(t) === tag)
+    const member = present.find((t): t is SchemaAST.TypeLiteral => SchemaAST.isTypeLiteral(t) && variantTagOf(t) === tag)
     const payloadAst = member?.propertySignatures.find((p) => p.name === "value")?.type
     if (member !== undefined) return payloadAst === undefined ? { tag } : { tag, value: decodeAst(payloadAst, sum.variant.value ?? none) }
   }

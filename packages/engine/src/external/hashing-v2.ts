@@ -21,6 +21,7 @@
 import { HashingSchemeVersion, type Create, type Exercise, type Fetch, type Identifier, type PreparedTransaction, type Value } from "@canton-network/core-ledger-proto"
 import { Either } from "effect"
 import { createHash } from "node:crypto"
+import { hexToBytes, int32BigEndian } from "./encoding.ts"
 import { HashPurpose } from "./hash.ts"
 
 type DamlTransaction = NonNullable<PreparedTransaction["transaction"]>
@@ -47,9 +48,7 @@ class Bytes {
     return this
   }
   int32(n: number): this {
-    const out = new Uint8Array(4)
-    new DataView(out.buffer).setInt32(0, n, false)
-    return this.raw(out)
+    return this.raw(int32BigEndian(n))
   }
   int64(n: bigint): this {
     const out = new Uint8Array(8)
@@ -63,8 +62,7 @@ class Bytes {
     return this.bytes(new TextEncoder().encode(s))
   }
   hex(s: string, what: string): this {
-    if (!/^(?:[0-9a-fA-F]{2})*$/.test(s)) fail(`${what} ${JSON.stringify(s.slice(0, 80))} is not hex`)
-    return this.bytes(new Uint8Array(Buffer.from(s, "hex")))
+    return this.bytes(hexToBytes(s) ?? fail(`${what} ${JSON.stringify(s.slice(0, 80))} is not hex`))
   }
   strings(list: ReadonlyArray<string>): this {
     this.int32(list.length)
