@@ -47,6 +47,7 @@ const simulate = Command.make(
     replay: Options.text("replay").pipe(Options.optional),
     report: Options.text("report").pipe(Options.optional),
     traceDir: Options.text("trace-dir").pipe(Options.withDefault(".sandnet/traces")),
+    keepTrace: Options.boolean("keep-trace"),
     quiet: Options.boolean("quiet")
   },
   (options) =>

@@ -72,9 +72,10 @@ export const COMMANDS: ReadonlyArray<CommandHelp> = [
       { name: "seeds", value: "LIST", description: "a swarm: one run per seed, e.g. 1..1000 or 1,5,9..12" },
       { name: "jobs", value: "N", description: "a swarm's runs in this many processes at once", default: "1" },
       { name: "until", value: "STEP", description: "run to this delivery and print the deliveries around it" },
-      { name: "replay", value: "TRACE", description: "rerun a failed run from its trace file to its failure (no FILE needed)" },
+      { name: "replay", value: "TRACE", description: "rerun a run from its trace file: a failure to the failure, a kept passing run to its end (no FILE needed)" },
       { name: "report", value: "FILE.html", description: "write a self-contained HTML report with plots (one run)" },
       { name: "trace-dir", value: "DIR", description: "where failed runs leave their trace files", default: ".sandnet/traces" },
+      { name: "keep-trace", description: "leave the trace of a run that passed too, to replay it exactly elsewhere (one run)" },
       { name: "quiet", description: "no progress bar on stderr" }
     ],
     examples: ["sandnet simulate scenarios/smoke.yaml --seed 42", "sandnet simulate scenarios/smoke.yaml --seeds 1..100 --jobs 2"]

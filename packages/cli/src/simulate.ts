@@ -119,6 +119,8 @@ export interface SimulateOptions {
   readonly until: Option.Option<number>
   readonly report: Option.Option<string>
   readonly traceDir: string
+  /** Leave the trace of a run that passed too (one run), to replay it exactly elsewhere. */
+  readonly keepTrace: boolean
   readonly jobs: number
   readonly quiet: boolean
   /** Internal: a swarm's worker process (seeds come and outlines go over IPC). */
@@ -177,11 +179,12 @@ const single = (loaded: Loaded, seed: number | undefined, options: SimulateOptio
     })
     bar.clear()
     yield* printResult(result)
-    const trace = traceOf(result, loaded)
+    const trace = traceOf(result, loaded, options.keepTrace)
     if (trace !== undefined) {
       const path = tracePath(options.traceDir, trace)
       yield* writeFile(path, encodeTrace(trace))
-      yield* Console.log(`trace             ${path} (replay: sandnet simulate --replay ${path}; around the step: sandnet simulate ${loaded.file} --seed ${result.seed} --until ${trace.failure.delivery})`)
+      const around = trace.failure === undefined ? "" : `; around the step: sandnet simulate ${loaded.file} --seed ${result.seed} --until ${trace.failure.delivery}`
+      yield* Console.log(`trace             ${path} (replay: sandnet simulate --replay ${path}${around})`)
     }
     if (Option.isSome(options.report)) {
       yield* writeFile(options.report.value, renderReport(result, { file: loaded.file, generatedBy: `sandnet simulate ${loaded.file} --seed ${result.seed}` }))
@@ -226,7 +229,16 @@ const replay = (path: string, options: SimulateOptions) =>
     if (Either.isLeft(decoded)) return yield* usage(`${path}: not a trace file: ${decoded.left}`)
     const trace = decoded.right
     const loaded = yield* fromText(trace.scenario.file, trace.scenario.text)
-    const failure = trace.failure
+    if (trace.failure !== undefined) return yield* replayFailure(trace, trace.failure, loaded, options)
+    if (trace.passed !== undefined) return yield* replayPass(trace, trace.passed, loaded, options)
+    return yield* usage(`${path}: not a trace file: it records neither a failure nor a passed run`)
+  })
+
+type TracedFailure = NonNullable<TraceFile["failure"]>
+type TracedPass = NonNullable<TraceFile["passed"]>
+
+const replayFailure = (trace: TraceFile, failure: TracedFailure, loaded: Loaded, options: SimulateOptions) =>
+  Effect.gen(function* () {
     yield* Console.log(`replaying ${trace.scenario.name} (${trace.scenario.file}), seed ${trace.seed}: ${failure.invariant} broke at delivery #${failure.delivery} (${failure.simulatedTime})`)
     const bar = new ProgressBar(process.stderr, !options.quiet)
     const result = yield* runScenario(loaded.scenario, {
@@ -250,6 +262,25 @@ const replay = (path: string, options: SimulateOptions) =>
       )
       yield* Effect.sync(() => (process.exitCode = 3))
     }
+  })
+
+/** A kept trace of a run that passed: the rerun must pass again and end on the same history hash. */
+const replayPass = (trace: TraceFile, passed: TracedPass, loaded: Loaded, options: SimulateOptions) =>
+  Effect.gen(function* () {
+    yield* Console.log(`replaying ${trace.scenario.name} (${trace.scenario.file}), seed ${trace.seed}: it passed after ${passed.deliveries} deliveries`)
+    const bar = new ProgressBar(process.stderr, !options.quiet)
+    const result = yield* runScenario(loaded.scenario, { seed: trace.seed, onProgress: progressOf(bar, `seed ${trace.seed}`, { transactions: 0 }) })
+    bar.clear()
+    yield* printResult(result)
+    if (result.ok && result.historyHash === passed.historyHash) {
+      return yield* Console.log(`reproduced: the run passed again, history hash ${result.historyHash.slice(0, 16)}… as recorded`)
+    }
+    yield* Console.log(
+      result.ok
+        ? `NOT reproduced: history hash ${result.historyHash.slice(0, 16)}…, the trace says ${passed.historyHash.slice(0, 16)}…`
+        : `NOT reproduced: ${result.firstFailure?.invariant ?? "an invariant"} broke; the trace says the run passed`
+    )
+    yield* Effect.sync(() => (process.exitCode = 3))
   })
 
 const outlineLine = (o: RunOutline): string => {

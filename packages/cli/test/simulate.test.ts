@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { root, sandnet } from "./node-support.ts"
@@ -76,5 +76,27 @@ describe("sandnet simulate", () => {
     expect(replay.output).toContain("NOT reproduced: no invariant broke")
     const bad = sandnet(["simulate", file, "--seeds", "oops"], root)
     expect(bad.code).toBe(2)
+  }, 180_000)
+
+  it("keeps the trace of a run that passed (--keep-trace); its replay passes again on the same history hash", () => {
+    const { dir, file } = setup()
+    const traceDir = join(dir, "traces")
+    const run = sandnet(["simulate", file, "--seed", "5", "--keep-trace", "--trace-dir", traceDir, "--quiet"], root)
+    expect(run.code).toBe(0)
+    const hash = /history-hash: ([0-9a-f]{64})/.exec(run.output)![1]!
+    const trace = join(traceDir, "tiny-faults-seed-5.json")
+    expect(run.output).toContain(`trace             ${trace} (replay: sandnet simulate --replay ${trace})`)
+    const again = sandnet(["simulate", "--replay", trace, "--quiet"], root)
+    expect(again.code).toBe(0)
+    expect(again.output).toContain(`reproduced: the run passed again, history hash ${hash.slice(0, 16)}… as recorded`)
+    // A kept trace whose hash the rerun does not reach is not reproduced.
+    const tampered = join(dir, "tampered.json")
+    writeFileSync(tampered, readFileSync(trace, "utf8").replace(hash, "0".repeat(64)))
+    const other = sandnet(["simulate", "--replay", tampered, "--quiet"], root)
+    expect(other.code).toBe(3)
+    expect(other.output).toContain(`NOT reproduced: history hash ${hash.slice(0, 16)}…, the trace says 0000000000000000…`)
+    // Without --keep-trace a run that passed leaves none.
+    const plain = sandnet(["simulate", file, "--seed", "6", "--trace-dir", traceDir, "--quiet"], root)
+    expect(plain.output).not.toContain("trace  ")
   }, 180_000)
 })

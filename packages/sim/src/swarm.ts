@@ -69,9 +69,22 @@ export const outlineOf = (result: RunResult): RunOutline => ({
 })
 
 /** The trace file of a failed run (undefined when it did not fail). */
-export const traceOf = (result: RunResult, scenario: { readonly file: string; readonly text: string }): TraceFile | undefined => {
+const faultLines = (result: RunResult): Array<string> => result.faults.events.map((e) => `${formatSimTime(e.from)}..${formatSimTime(e.to)} ${e.kind}: ${e.detail}`)
+
+export const traceOf = (result: RunResult, scenario: { readonly file: string; readonly text: string }, keepPassed = false): TraceFile | undefined => {
   const failure = result.firstFailure
-  if (failure === undefined) return undefined
+  if (failure === undefined) {
+    if (!keepPassed) return undefined
+    return {
+      sandnetTrace: 1,
+      scenario: { file: scenario.file, name: result.scenario, text: scenario.text },
+      seed: result.seed,
+      passed: { historyHash: result.historyHash, deliveries: result.summary.deliveries },
+      violations: [],
+      deliveries: [],
+      faults: faultLines(result)
+    }
+  }
   const during = result.monitored.length > 0 && result.monitored[0]!.delivery === failure.delivery && result.monitored[0]!.invariant === failure.invariant
   return {
     sandnetTrace: 1,
@@ -90,7 +103,7 @@ export const traceOf = (result: RunResult, scenario: { readonly file: string; re
       ...Object.entries(result.invariants).flatMap(([name, list]) => list.slice(0, 5).map((v) => `end ${name}: ${v}`))
     ].slice(0, 30),
     deliveries: failure.window,
-    faults: result.faults.events.map((e) => `${formatSimTime(e.from)}..${formatSimTime(e.to)} ${e.kind}: ${e.detail}`)
+    faults: faultLines(result)
   }
 }
 

@@ -3,6 +3,8 @@
  * behind. A trace file carries everything needed to replay the run exactly (the scenario text, the
  * seed) plus where it failed and what the last deliveries were, so `sandnet simulate --replay
  * trace.json` reruns it to that step and checks that the same failure happens at the same delivery.
+ * `--keep-trace` leaves the trace of a run that passed too (no failure, its final history hash), so
+ * that any run can be handed on and replayed exactly.
  */
 import { Either, ParseResult, Schema } from "effect"
 import { SIMULATION_EPOCH, type Micros } from "@sandnet/core"
@@ -132,7 +134,8 @@ export const TraceFile = Schema.Struct({
   sandnetTrace: Schema.Literal(1),
   scenario: Schema.Struct({ file: Schema.String, name: Schema.String, text: Schema.String }),
   seed: Schema.Int,
-  failure: Schema.Struct({
+  /** Absent in the trace of a run that passed (`--keep-trace`): its replay must pass again, to `passed`. */
+  failure: Schema.optional(Schema.Struct({
     invariant: Schema.String,
     message: Schema.String,
     /** The delivery after which the invariant was first seen broken (numbered from 1). */
@@ -142,7 +145,9 @@ export const TraceFile = Schema.Struct({
     phase: Schema.Literal("during", "end"),
     /** The history hash of the network right after that delivery (replays must reach the same). */
     historyHash: Schema.String
-  }),
+  })),
+  /** A run that passed: its history hash and length at the end (replays must reach the same). */
+  passed: Schema.optional(Schema.Struct({ historyHash: Schema.String, deliveries: Schema.Int })),
   /** Other violations found in the same run (first few). */
   violations: Schema.Array(Schema.String),
   /** The deliveries before the failing one, and it last. */
