@@ -14,7 +14,7 @@ import ts from "typescript"
  * `.logic` reads left in packages/http/src while they move behind engine queries. Lower it whenever
  * one goes; never raise it. The aim is 0.
  */
-const MAX_LOGIC_ACCESSES = 35
+const MAX_LOGIC_ACCESSES = 10
 
 const httpSrc = fileURLToPath(new URL("../../http/src", import.meta.url))
 
