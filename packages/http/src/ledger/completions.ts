@@ -25,7 +25,7 @@ import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerEr
 import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./context.ts"
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, renderCheckpoint, SynchronizerTime } from "./encoding.ts"
 import { Parties } from "./requests.ts"
-import { StreamListQuery } from "./paging.ts"
+import { COMPLETIONS_LIST_NOTICE, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "../surface.ts"
@@ -84,9 +84,6 @@ export type CompletionStreamResponse = typeof CompletionStreamResponse.Type
 // Endpoints
 // =============================================================================================
 
-const LIST_NOTICE =
-  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); the list waits up to stream_idle_timeout_ms (default 500) for more."
-
 export const GetCompletionStream = op(
   HttpApiEndpoint.post("completions", "/v2/commands/completions")
     .setUrlParams(StreamListQuery)
@@ -94,7 +91,7 @@ export const GetCompletionStream = op(
     .addSuccess(Schema.Array(CompletionStreamResponse)),
   "postV2CommandsCompletions",
   "Query completions list (blocking call): the completions of the commands the user submitted acting for one of the parties. Deprecated: please use command-completions." +
-    LIST_NOTICE
+    COMPLETIONS_LIST_NOTICE
 )
 export const GetCommandCompletions = op(
   HttpApiEndpoint.post("commandCompletions", "/v2/commands/command-completions")
@@ -103,7 +100,7 @@ export const GetCommandCompletions = op(
     .addSuccess(Schema.Array(CompletionStreamResponse)),
   "postV2CommandsCommand-completions",
   "Query completions list with filters (blocking call): the completions of commands (of any user) acting for one of the parties; none listed: every party (CanReadAsAnyParty)." +
-    LIST_NOTICE
+    COMPLETIONS_LIST_NOTICE
 )
 /** The websocket forms (documented by the asyncapi file, not in the OpenAPI document). */
 export const SubscribeCompletions = HttpApiEndpoint.get("subscribeCompletions", "/v2/commands/completions")
