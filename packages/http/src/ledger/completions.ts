@@ -14,7 +14,7 @@
  * submitted acting for one of `parties` (CanReadAs each; the userId must be the caller's unless an
  * administrator asks); `command-completions` those of any user acting for one of `parties` (none
  * listed: every party, CanReadAsAnyParty). The completion records live in the engine
- * (ParticipantLogic.completions; LedgerApi.readCompletions).
+ * (LedgerApi.openCompletions, readCompletions).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
