@@ -55,7 +55,7 @@ describe("events by contract id", () => {
       const contract = [...v1.logic.acs.all()].find((c) => c.created.templateId === TransferOffer.templateId)!
       const contractId = contract.created.contractId
 
-      const active = Either.getOrThrow(LedgerApi.eventsByContractId(v1.logic, contractId, formatFor(h, [bob])))
+      const active = Either.getOrThrow(LedgerApi.eventsByContractId(v1, contractId, formatFor(h, [bob])))
       expect(active.archived).toBeUndefined()
       expect(active.created?.event).toMatchObject({ offset: createdAt, witnessParties: [bob], acsDelta: true })
       expect(active.created?.synchronizerId).toBe(h.network.synchronizers[0]!.info.synchronizerId)
@@ -66,17 +66,17 @@ describe("events by contract id", () => {
         commandId: "withdraw-1",
         commands: [Commands.exercise(TransferOffer_Withdraw, contractId, { reason: "changed my mind" })]
       })
-      const both = Either.getOrThrow(LedgerApi.eventsByContractId(v1.logic, contractId, formatFor(h, [alice, bob])))
+      const both = Either.getOrThrow(LedgerApi.eventsByContractId(v1, contractId, formatFor(h, [alice, bob])))
       expect(both.created?.event.offset).toBe(createdAt)
       expect(both.archived?.event).toMatchObject({ kind: "archived", offset: v1.logic.ledgerEnd, witnessParties: [alice, bob] })
 
       // carol is no stakeholder; an unknown id is nothing.
-      expect(Either.getLeft(LedgerApi.eventsByContractId(v1.logic, contractId, formatFor(h, [carol])))._tag).toBe("Some")
-      expect(Either.isLeft(LedgerApi.eventsByContractId(v1.logic, `00${"ab".repeat(32)}`, formatFor(h, [alice])))).toBe(true)
+      expect(Either.getLeft(LedgerApi.eventsByContractId(v1, contractId, formatFor(h, [carol])))._tag).toBe("Some")
+      expect(Either.isLeft(LedgerApi.eventsByContractId(v1, `00${"ab".repeat(32)}`, formatFor(h, [alice])))).toBe(true)
       // The contract service finds it for a stakeholder (archived too), not for others.
-      expect(Either.getOrThrow(LedgerApi.contractById(v1.logic, contractId, [bob, carol])).witnessParties).toEqual([bob])
-      expect(Either.getOrThrow(LedgerApi.contractById(v1.logic, contractId, [])).witnessParties).toEqual([alice, bob])
-      expect(Either.isLeft(LedgerApi.contractById(v1.logic, contractId, [carol]))).toBe(true)
+      expect(Either.getOrThrow(LedgerApi.contractById(v1, contractId, [bob, carol])).witnessParties).toEqual([bob])
+      expect(Either.getOrThrow(LedgerApi.contractById(v1, contractId, [])).witnessParties).toEqual([alice, bob])
+      expect(Either.isLeft(LedgerApi.contractById(v1, contractId, [carol]))).toBe(true)
     })
   )
 })
@@ -128,7 +128,7 @@ describe("command completions", () => {
 
       // The stream: alice's user, alice's commands; then a checkpoint only when the ledger end is past them.
       const read = (userId: string | undefined, parties: ReadonlyArray<string>, begin: number) =>
-        LedgerApi.readCompletions(v1.logic, { userId, parties }, LedgerApi.completionsFrom(v1.logic, begin), 100).items
+        LedgerApi.readCompletions(v1, { userId, parties }, LedgerApi.completionsFrom(v1, begin), 100).items
       const alices = read("alice-user", [alice], 0)
       expect(alices.map((i) => (i.kind === "completion" ? i.record.completion.commandId : "checkpoint"))).toEqual(["create-1", "withdraw-1", "withdraw-again"])
       expect(read("alice-user", [bob], 0).map((i) => i.kind)).toEqual(["checkpoint"])
@@ -138,9 +138,9 @@ describe("command completions", () => {
         "withdraw-again"
       ])
       // A limit cuts the page; the cursor continues where it stopped.
-      const page = LedgerApi.readCompletions(v1.logic, { userId: "alice-user", parties: [alice] }, LedgerApi.completionsFrom(v1.logic, 0), 1)
+      const page = LedgerApi.readCompletions(v1, { userId: "alice-user", parties: [alice] }, LedgerApi.completionsFrom(v1, 0), 1)
       expect(page.truncated).toBe(true)
-      const rest = LedgerApi.readCompletions(v1.logic, { userId: "alice-user", parties: [alice] }, page.cursor, 100)
+      const rest = LedgerApi.readCompletions(v1, { userId: "alice-user", parties: [alice] }, page.cursor, 100)
       expect([...page.items, ...rest.items]).toEqual(alices)
 
       // A node rebuilt from its journal has the same completion records.
@@ -164,22 +164,23 @@ describe("pages", () => {
         reassignments: undefined,
         topologyParties: undefined
       }
-      const first = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: end, descending: false, maxItems: 2, format })
+      const first = LedgerApi.readUpdatesPage(v1, { beginExclusive: start, endInclusive: end, descending: false, maxItems: 2, format })
       expect(first).toMatchObject({ lowestExclusive: start, highestInclusive: start + 2, more: true })
-      const second = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: first.highestInclusive, endInclusive: end, descending: false, maxItems: 2, format })
+      const second = LedgerApi.readUpdatesPage(v1, { beginExclusive: first.highestInclusive, endInclusive: end, descending: false, maxItems: 2, format })
       expect(second).toMatchObject({ lowestExclusive: start + 2, highestInclusive: end, more: false })
       expect([...first.updates, ...second.updates].map((u) => u.offset)).toEqual([start + 1, start + 2, start + 3])
-      const down = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: end, descending: true, maxItems: 2, format })
+      const down = LedgerApi.readUpdatesPage(v1, { beginExclusive: start, endInclusive: end, descending: true, maxItems: 2, format })
       expect(down).toMatchObject({ lowestExclusive: start + 1, highestInclusive: end, more: true })
       expect(down.updates.map((u) => u.offset)).toEqual([end, end - 1])
-      const rest = LedgerApi.readUpdatesPage(v1.logic, { beginExclusive: start, endInclusive: down.lowestExclusive, descending: true, maxItems: 2, format })
+      const rest = LedgerApi.readUpdatesPage(v1, { beginExclusive: start, endInclusive: down.lowestExclusive, descending: true, maxItems: 2, format })
       expect(rest).toMatchObject({ lowestExclusive: start, more: false })
       expect(rest.updates.map((u) => u.offset)).toEqual([start + 1])
 
-      const acs = LedgerApi.activeContractsAt(v1.logic, end, formatFor(h, [alice]))
-      const p1 = LedgerApi.activeContractsPage(v1.logic, end, formatFor(h, [alice]), 0, 2)
+      const acs = LedgerApi.activeContractsAt(v1, end, formatFor(h, [alice]))
+      const pageOf = (from: number) => Either.getOrThrow(LedgerApi.activeContractsPage(v1, { activeAtOffset: end, format: formatFor(h, [alice]), from, maxItems: 2 }))
+      const p1 = pageOf(0)
       expect(p1.next).toBe(2)
-      const p2 = LedgerApi.activeContractsPage(v1.logic, end, formatFor(h, [alice]), p1.next!, 2)
+      const p2 = pageOf(p1.next!)
       expect(p2.next).toBeUndefined()
       expect([...p1.contracts, ...p2.contracts]).toEqual(acs)
     })

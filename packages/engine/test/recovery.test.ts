@@ -56,9 +56,9 @@ describe("executing a prepared transaction", () => {
         Commands.exercise(CoinRules_DevNet_Tap, ref.coinRules.created.contractId, { receiver: alice, amount: "5", openRound: ref.openRound.created.contractId })
       ]
       const input = { commandId: "tap", actAs: [alice], readAs: [], commands, disclosedContracts: [ref.coinRules, ref.openRound] }
-      const prepared = Either.getOrThrow(LedgerApi.prepareSubmission(v1.participant.logic, input, h.clock.now))
+      const prepared = Either.getOrThrow(LedgerApi.prepareSubmission(v1.participant, input, h.clock.now))
       const decoded = Either.getOrThrow(LedgerApi.decodePreparedTransaction(prepared.encoded, "preparedTransaction"))
-      const replayed = Either.getOrThrow(LedgerApi.replayPreparedTransaction(v1.participant.logic, decoded, "preparedTransaction"))
+      const replayed = Either.getOrThrow(LedgerApi.replayPreparedTransaction(v1.participant, decoded, "preparedTransaction"))
       const asPrepared = { transactionSeed: decoded.transactionSeed, ledgerTime: decoded.ledgerTime, nodes: replayed.nodes }
       // Signed nodes that differ from what the commands give now: refused, nothing submitted.
       const tampered = { ...asPrepared, nodes: [] as never }

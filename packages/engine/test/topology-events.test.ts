@@ -111,7 +111,7 @@ describe("participant authorization topology updates", () => {
       const bob = yield* h.run(v1.allocateParty("bob"))
       const logic = v1.logic
       const read = (format: LedgerApi.ResolvedUpdateFormat) =>
-        LedgerApi.readUpdates(logic, { beginExclusive: before, descending: false, maxItems: 100, format }).items
+        LedgerApi.readUpdates(v1, { beginExclusive: before, descending: false, maxItems: 100, format }).items
       const forAll = read(allParties)
       expect(forAll.map((i) => (i.kind === "topology" ? i.events.map((e) => e.partyId) : i.kind))).toEqual([[alice], [bob]])
       expect(read({ ...allParties, topologyParties: [bob] }).map((i) => i.offset)).toEqual([before + 2])
@@ -119,9 +119,9 @@ describe("participant authorization topology updates", () => {
       expect(withoutTopology.map((i) => i.kind)).toEqual(["checkpoint"])
 
       const aliceUpdate = logic.updateAtOffset(before + 1)!.update.updateId
-      expect(Either.isRight(LedgerApi.updateById(logic, aliceUpdate, allParties))).toBe(true)
-      expect(Either.isLeft(LedgerApi.updateById(logic, aliceUpdate, { ...allParties, topologyParties: [bob] }))).toBe(true)
-      expect(Either.isLeft(LedgerApi.updateByOffset(logic, before + 1, { ...allParties, topologyParties: undefined }))).toBe(true)
+      expect(Either.isRight(LedgerApi.updateById(v1, aliceUpdate, allParties))).toBe(true)
+      expect(Either.isLeft(LedgerApi.updateById(v1, aliceUpdate, { ...allParties, topologyParties: [bob] }))).toBe(true)
+      expect(Either.isLeft(LedgerApi.updateByOffset(v1, before + 1, { ...allParties, topologyParties: undefined }))).toBe(true)
 
       // A transaction after the topology updates, and the ACS as of each offset.
       const ref = dsoReference(h.network, h.clock.now)!
@@ -139,7 +139,7 @@ describe("participant authorization topology updates", () => {
         LedgerApi.resolveEventFormat(LedgerApi.knownPackages(h.network), { filtersByParty: [[alice, { cumulative: [] }]], verbose: false }, "eventFormat")
       )
       const coinsAt = (offset: number) =>
-        LedgerApi.activeContractsAt(logic, offset, format)
+        LedgerApi.activeContractsAt(v1, offset, format)
           .filter((c) => c.created.node.templateId === Coin.templateId)
           .map((c) => c.created.node.contractId)
       expect(coinsAt(before + 2)).toEqual([])

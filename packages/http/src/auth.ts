@@ -222,10 +222,10 @@ const checkSubjectAndScope = (claims: JWTPayload): Effect.Effect<string, Unauthe
   return Effect.succeed(sub)
 }
 
-export const makeAuthenticator = (users: Admin.UserManagementService): AuthenticatorService => {
-  /** Remote key sets, per provider and URL, so that a changed jwksUrl starts a fresh cache. */
+/** Remote key sets, per provider and URL, so that a changed jwksUrl starts a fresh cache. */
+const makeKeySets = () => {
   const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>()
-  const keySetOf = (config: Admin.IdentityProviderConfig, settings: AuthSettings) => {
+  return (config: Admin.IdentityProviderConfig, settings: AuthSettings) => {
     const key = `${config.identityProviderId}\n${config.jwksUrl}`
     let keySet = keySets.get(key)
     if (keySet === undefined) {
@@ -240,13 +240,15 @@ export const makeAuthenticator = (users: Admin.UserManagementService): Authentic
     }
     return keySet
   }
+}
 
-  /**
-   * Tokens whose signature was verified, with the claims and the verifier's settings they were
-   * verified under: a client sends the same token with every request, and checking an HMAC or RSA
-   * signature each time costs more than the rest of a simple read. Expiry, provider deactivation and
-   * configuration changes are still checked on every request.
-   */
+/**
+ * Tokens whose signature was verified, with the claims and the verifier's settings they were
+ * verified under: a client sends the same token with every request, and checking an HMAC or RSA
+ * signature each time costs more than the rest of a simple read. Expiry, provider deactivation and
+ * configuration changes are still checked on every request.
+ */
+const makeVerifiedTokens = () => {
   const verified = new Map<string, { readonly under: string; readonly payload: JWTPayload }>()
   const remember = (token: string, under: string, payload: JWTPayload): void => {
     if (verified.size >= 4096) verified.delete(verified.keys().next().value as string)
@@ -261,94 +263,121 @@ export const makeAuthenticator = (users: Admin.UserManagementService): Authentic
     }
     return hit.payload
   }
+  return { remember, recall }
+}
 
+type VerifiedTokens = ReturnType<typeof makeVerifiedTokens>
+
+/** What verifying one token needs: the verifier's settings, the time, and the caches. */
+interface Verification {
+  readonly token: string
+  readonly settings: AuthSettings
+  readonly now: Date
+  readonly tokens: VerifiedTokens
+}
+
+/** A token of a configured identity provider: RS256 against its JWKS, its issuer and audience. */
+const verifyProviderToken = (
+  { token, settings, now, tokens }: Verification,
+  provider: Admin.IdentityProviderConfig,
+  keySetOf: ReturnType<typeof makeKeySets>
+): Effect.Effect<Subject, Unauthenticated> =>
+  Effect.gen(function* () {
+    if (provider.isDeactivated) {
+      return yield* Effect.fail(new Unauthenticated({ reason: `identity provider "${provider.identityProviderId}" is deactivated` }))
+    }
+    const under = `idp\n${provider.identityProviderId}\n${provider.issuer}\n${provider.jwksUrl}\n${provider.audience ?? ""}`
+    const known = tokens.recall(token, under, Math.floor(now.getTime() / 1000), settings.leewaySeconds)
+    if (known !== undefined) {
+      const userId = yield* checkSubjectAndScope(known)
+      return { userId, identityProviderId: provider.identityProviderId, claims: known }
+    }
+    const keySet = keySetOf(provider, settings)
+    const verified = yield* Effect.tryPromise({
+      try: () =>
+        jwtVerify(token, keySet, {
+          algorithms: ["RS256"],
+          issuer: provider.issuer,
+          ...(provider.audience !== undefined ? { audience: provider.audience } : {}),
+          clockTolerance: settings.leewaySeconds,
+          currentDate: now
+        }),
+      catch: (error) => new Unauthenticated({ reason: joseReason(error) })
+    })
+    const userId = yield* checkSubjectAndScope(verified.payload)
+    tokens.remember(token, under, verified.payload)
+    return { userId, identityProviderId: provider.identityProviderId, claims: verified.payload }
+  })
+
+/** Any other token: HS256 signed with the node's secret (the default identity provider's users). */
+const verifySecretToken = ({ token, settings, now, tokens }: Verification, issuer: string | undefined): Effect.Effect<Subject, Unauthenticated> =>
+  Effect.gen(function* () {
+    const under = `dev\n${settings.secret}\n${settings.audience ?? ""}`
+    const known = tokens.recall(token, under, Math.floor(now.getTime() / 1000), settings.leewaySeconds)
+    if (known !== undefined) {
+      const userId = yield* checkSubjectAndScope(known)
+      return { userId, identityProviderId: Admin.DEFAULT_IDENTITY_PROVIDER_ID, claims: known }
+    }
+    const verified = yield* Effect.tryPromise({
+      try: () =>
+        jwtVerify(token, utf8.encode(settings.secret), {
+          algorithms: ["HS256"],
+          ...(settings.audience !== undefined ? { audience: settings.audience } : {}),
+          clockTolerance: settings.leewaySeconds,
+          currentDate: now
+        }),
+      catch: (error) =>
+        new Unauthenticated({
+          reason:
+            error instanceof JoseErrors.JOSEAlgNotAllowed
+              ? `the issuer ${issuer === undefined ? "(none)" : JSON.stringify(issuer)} matches no identity provider, ` +
+                "and other tokens must be HS256 tokens signed with the node's secret"
+              : joseReason(error)
+        })
+    })
+    const userId = yield* checkSubjectAndScope(verified.payload)
+    tokens.remember(token, under, verified.payload)
+    return { userId, identityProviderId: Admin.DEFAULT_IDENTITY_PROVIDER_ID, claims: verified.payload }
+  })
+
+/** The subject's user record must belong to the token's identity provider and be active. */
+const checkUser = (subject: Subject, record: Admin.UserRecord): Effect.Effect<UserAccess, PermissionDenied> => {
+  if (record.user.identityProviderId !== subject.identityProviderId) {
+    return Effect.fail(
+      new PermissionDenied({
+        reason: `user "${subject.userId}" is not managed by identity provider "${subject.identityProviderId}"`
+      })
+    )
+  }
+  if (record.user.isDeactivated) {
+    return Effect.fail(new PermissionDenied({ reason: `user "${subject.userId}" is deactivated` }))
+  }
+  return Effect.succeed(userAccess(subject, record))
+}
+
+export const makeAuthenticator = (users: Admin.UserManagementService): AuthenticatorService => {
+  const keySetOf = makeKeySets()
+  const tokens = makeVerifiedTokens()
+
+  /** A token whose issuer is a configured identity provider's is that provider's; any other is the node's. */
   const verify = (token: string): Effect.Effect<Subject, Unauthenticated> =>
     Effect.gen(function* () {
       const settings = yield* AuthConfig
       const now = new Date(yield* Clock.currentTimeMillis)
-      const nowSeconds = Math.floor(now.getTime() / 1000)
       const unverified = yield* Effect.try({
         try: () => decodeJwt(token),
         catch: () => new Unauthenticated({ reason: "the token is not a well-formed JWT" })
       })
       const issuer = typeof unverified.iss === "string" ? unverified.iss : undefined
       const provider = issuer === undefined ? undefined : yield* users.identityProviderByIssuer(issuer)
-
-      if (provider !== undefined) {
-        if (provider.isDeactivated) {
-          return yield* Effect.fail(
-            new Unauthenticated({ reason: `identity provider "${provider.identityProviderId}" is deactivated` })
-          )
-        }
-        const under = `idp\n${provider.identityProviderId}\n${provider.issuer}\n${provider.jwksUrl}\n${provider.audience ?? ""}`
-        const known = recall(token, under, nowSeconds, settings.leewaySeconds)
-        if (known !== undefined) {
-          const userId = yield* checkSubjectAndScope(known)
-          return { userId, identityProviderId: provider.identityProviderId, claims: known }
-        }
-        const keySet = keySetOf(provider, settings)
-        const verified = yield* Effect.tryPromise({
-          try: () =>
-            jwtVerify(token, keySet, {
-              algorithms: ["RS256"],
-              issuer: provider.issuer,
-              ...(provider.audience !== undefined ? { audience: provider.audience } : {}),
-              clockTolerance: settings.leewaySeconds,
-              currentDate: now
-            }),
-          catch: (error) => new Unauthenticated({ reason: joseReason(error) })
-        })
-        const userId = yield* checkSubjectAndScope(verified.payload)
-        remember(token, under, verified.payload)
-        return { userId, identityProviderId: provider.identityProviderId, claims: verified.payload }
-      }
-
-      const under = `dev\n${settings.secret}\n${settings.audience ?? ""}`
-      const known = recall(token, under, nowSeconds, settings.leewaySeconds)
-      if (known !== undefined) {
-        const userId = yield* checkSubjectAndScope(known)
-        return { userId, identityProviderId: Admin.DEFAULT_IDENTITY_PROVIDER_ID, claims: known }
-      }
-      const verified = yield* Effect.tryPromise({
-        try: () =>
-          jwtVerify(token, utf8.encode(settings.secret), {
-            algorithms: ["HS256"],
-            ...(settings.audience !== undefined ? { audience: settings.audience } : {}),
-            clockTolerance: settings.leewaySeconds,
-            currentDate: now
-          }),
-        catch: (error) =>
-          new Unauthenticated({
-            reason:
-              error instanceof JoseErrors.JOSEAlgNotAllowed
-                ? `the issuer ${issuer === undefined ? "(none)" : JSON.stringify(issuer)} matches no identity provider, ` +
-                  "and other tokens must be HS256 tokens signed with the node's secret"
-                : joseReason(error)
-          })
-      })
-      const userId = yield* checkSubjectAndScope(verified.payload)
-      remember(token, under, verified.payload)
-      return { userId, identityProviderId: Admin.DEFAULT_IDENTITY_PROVIDER_ID, claims: verified.payload }
+      const verification = { token, settings, now, tokens }
+      return yield* provider !== undefined ? verifyProviderToken(verification, provider, keySetOf) : verifySecretToken(verification, issuer)
     })
-
-  const check = (subject: Subject, record: Admin.UserRecord): Effect.Effect<UserAccess, PermissionDenied> => {
-    if (record.user.identityProviderId !== subject.identityProviderId) {
-      return Effect.fail(
-        new PermissionDenied({
-          reason: `user "${subject.userId}" is not managed by identity provider "${subject.identityProviderId}"`
-        })
-      )
-    }
-    if (record.user.isDeactivated) {
-      return Effect.fail(new PermissionDenied({ reason: `user "${subject.userId}" is deactivated` }))
-    }
-    return Effect.succeed(userAccess(subject, record))
-  }
 
   const resolveIfExists = (subject: Subject): Effect.Effect<UserAccess | undefined, PermissionDenied> =>
     users.getUser(subject.userId).pipe(
       Effect.option,
-      Effect.flatMap((found) => (found._tag === "None" ? Effect.succeed(undefined) : check(subject, found.value)))
+      Effect.flatMap((found) => (found._tag === "None" ? Effect.succeed(undefined) : checkUser(subject, found.value)))
     )
 
   const resolve = (subject: Subject): Effect.Effect<UserAccess, PermissionDenied> =>

@@ -1,9 +1,12 @@
 /** The active contract set at an offset, replayed from a participant's update log, whole or by page. */
+import { Either } from "effect"
 import type { ActiveContract, ContractId, CreatedNode, PartyId, SynchronizerId } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
-import type { ParticipantLogic } from "../participant/index.ts"
+import type { ParticipantNode } from "../participant/index.ts"
+import type { OffsetAfterLedgerEnd } from "./errors.ts"
 import type { ResolvedEventFormat } from "./event-format.ts"
 import { createdSubject, matchEvent } from "./matching.ts"
+import { checkOffsets } from "./updates.ts"
 import { createdView, type CreatedEventView } from "./views.ts"
 
 export interface ActiveContractView {
@@ -19,10 +22,11 @@ export interface ActiveContractView {
  * at that offset are not listed.
  */
 export const activeContractsAt = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   offset: number,
   format: ResolvedEventFormat
 ): ReadonlyArray<ActiveContractView> => {
+  const logic = participant.logic
   const active = new Map<ContractId, { contract: ActiveContract; offset: number; workflowId: string }>()
   const hostedStakeholder = (node: CreatedNode) => [...node.signatories, ...node.observers].some((p) => logic.hosts(p))
   for (let at = 1; at <= Math.min(offset, logic.ledgerEnd); at++) {
@@ -76,19 +80,39 @@ export const activeContractsAt = (
   return out
 }
 
+/** The first `limit` active contracts at `activeAtOffset`, which must be at or before the ledger end. */
+export const activeContractsSnapshot = (
+  participant: ParticipantNode,
+  activeAtOffset: number,
+  format: ResolvedEventFormat,
+  limit: number
+): Either.Either<ReadonlyArray<ActiveContractView>, OffsetAfterLedgerEnd> => {
+  const offsets = checkOffsets(participant, activeAtOffset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
+  return offsets !== undefined ? Either.left(offsets) : Either.right(activeContractsAt(participant, activeAtOffset, format).slice(0, limit))
+}
+
+export interface ActiveContractsPage {
+  /** The offset of the snapshot the page is of. */
+  readonly activeAtOffset: number
+  readonly contracts: ReadonlyArray<ActiveContractView>
+  /** Where the next page starts; undefined on the last page. */
+  readonly next: number | undefined
+}
+
 /**
  * One page of the active contracts at an offset (`active-contracts-page`): the contracts from
  * position `from` of the snapshot (oldest first, the order of `activeContractsAt`), at most
- * `maxItems`; `next` is where the next page starts, undefined on the last page.
+ * `maxItems`. The snapshot is at `activeAtOffset` (the ledger end when not given), which must be
+ * at or before the ledger end.
  */
 export const activeContractsPage = (
-  logic: ParticipantLogic,
-  offset: number,
-  format: ResolvedEventFormat,
-  from: number,
-  maxItems: number
-): { readonly contracts: ReadonlyArray<ActiveContractView>; readonly next: number | undefined } => {
-  const all = activeContractsAt(logic, offset, format)
-  const contracts = all.slice(from, from + maxItems)
-  return { contracts, next: from + contracts.length < all.length ? from + contracts.length : undefined }
+  participant: ParticipantNode,
+  query: { readonly activeAtOffset: number | undefined; readonly format: ResolvedEventFormat; readonly from: number; readonly maxItems: number }
+): Either.Either<ActiveContractsPage, OffsetAfterLedgerEnd> => {
+  const offset = query.activeAtOffset ?? participant.logic.ledgerEnd
+  const offsets = checkOffsets(participant, offset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
+  if (offsets !== undefined) return Either.left(offsets)
+  const all = activeContractsAt(participant, offset, query.format)
+  const contracts = all.slice(query.from, query.from + query.maxItems)
+  return Either.right({ activeAtOffset: offset, contracts, next: query.from + contracts.length < all.length ? query.from + contracts.length : undefined })
 }

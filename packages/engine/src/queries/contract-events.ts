@@ -5,7 +5,7 @@
 import { Either, Schema } from "effect"
 import type { ActiveContract, ContractId, CreatedNode, ExercisedNode, PartyId, SynchronizerId } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
-import type { ParticipantLogic } from "../participant/index.ts"
+import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
 import type { ResolvedEventFormat } from "./event-format.ts"
 import { createdSubject, exercisedSubject, matchEvent } from "./matching.ts"
 import { createdView, transientContracts, type ArchivedEventView, type CreatedEventView } from "./views.ts"
@@ -131,10 +131,11 @@ export interface ContractEvents {
  * `acsDelta` false. None visible: ContractEventsNotFound.
  */
 export const eventsByContractId = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   contractId: ContractId,
   format: ResolvedEventFormat
 ): Either.Either<ContractEvents, ContractEventsNotFound> => {
+  const logic = participant.logic
   const entry = contractEventsIndex(logic).byContract.get(contractId)
   const hosts = (p: PartyId) => logic.hosts(p)
   let created: ContractEvents["created"] = undefined
@@ -170,10 +171,11 @@ export const eventsByContractId = (
  * are found too, as on Canton (its contract store keeps them until pruning).
  */
 export const contractById = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   contractId: ContractId,
   queryingParties: ReadonlyArray<PartyId>
 ): Either.Either<{ readonly contract: ActiveContract; readonly witnessParties: ReadonlyArray<PartyId> }, ContractNotFoundById> => {
+  const logic = participant.logic
   const create = createOf(logic, contractEventsIndex(logic).byContract.get(contractId)?.created, contractId)
   if (create === undefined) return Either.left(new ContractNotFoundById({ contractId }))
   const stakeholders = stakeholdersOf(create.contract)

@@ -29,6 +29,13 @@ export class OffsetAfterLedgerEnd extends Schema.TaggedError<OffsetAfterLedgerEn
   }
 }
 
+/** A page token whose position lies outside its request's range or after the ledger end (not one this node gave). */
+export class NotAPageToken extends Schema.TaggedError<NotAPageToken>()("NotAPageToken", {}) {
+  override get message(): string {
+    return "is not a page token of this node"
+  }
+}
+
 /** Template or interface references that name nothing known (TEMPLATES_OR_INTERFACES_NOT_FOUND). */
 export class TemplatesOrInterfacesNotFound extends Schema.TaggedError<TemplatesOrInterfacesNotFound>()(
   "TemplatesOrInterfacesNotFound",

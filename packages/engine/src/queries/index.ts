@@ -1,8 +1,10 @@
 /**
  * The ledger API's queries over a participant (exported as `LedgerApi`): what `/v2/updates`, the
  * single-update lookups, the active contract set and the command endpoints of the JSON ledger API
- * need, as pure functions of a ParticipantLogic (its update log, ACS, hosted parties, packages,
- * vetting and external parties' keys). Rendering to JSON is the HTTP layer's job.
+ * need, as pure functions of a participant (its update log, ACS, hosted parties, packages,
+ * vetting and external parties' keys). Those the HTTP layer calls take the participant's handle
+ * (ParticipantNode), never its logic, and decide the domain rules (offset checks, paging,
+ * visibility) here. Rendering to JSON is the HTTP layer's job.
  */
 export * from "./active-contracts.ts"
 export * from "./commands.ts"

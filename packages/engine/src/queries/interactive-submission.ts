@@ -21,7 +21,7 @@ import {
 import { CommandRejected, ErrorCodes } from "../errors.ts"
 import * as External from "../external/index.ts"
 import { interpret, type Command, type InterpretedTransaction } from "../ledger/interpreter.ts"
-import type { ParticipantLogic } from "../participant/index.ts"
+import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
 import { checkCommands } from "./commands.ts"
 import { decodeCreatedEventBlob } from "./created-event-blob.ts"
 import { externalPartyKeys } from "./parties.ts"
@@ -94,10 +94,11 @@ const hashOf = (message: ProtoPreparedTransaction): Either.Either<External.Prepa
  * ledger time `now`. Returns the prepared transaction and the hash the parties sign.
  */
 export const prepareSubmission = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   input: PrepareInput,
   now: Micros
 ): Either.Either<PreparedTransaction, InterpretationError | CommandRejected> => {
+  const logic = participant.logic
   if (input.actAs.length === 0) return Either.left(new CommandRejected({ code: "INVALID_ARGUMENT", message: "actAs must name at least one party" }))
   for (const party of input.actAs) {
     if (!logic.hosts(party)) {
@@ -197,11 +198,12 @@ export interface PreparedExecution {
  * network did not prepare is refused as stale.
  */
 export const replayPreparedTransaction = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   decoded: DecodedPreparedTransaction,
   field: string
 ): Either.Either<PreparedExecution, InvalidArgument | InterpretationError | CommandRejected> =>
   Either.gen(function* () {
+    const logic = participant.logic
     const roots = yield* Either.mapLeft(commandsOfRoots(logic.registry, decoded.message.transaction!), (message) => new InvalidArgument({ field, message }))
     // The roots' arguments get the same checks as a submitted command's.
     const commands = yield* Either.mapLeft(checkCommands(logic.registry, roots, `${field}.transaction.roots`), (error) =>

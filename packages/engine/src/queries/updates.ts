@@ -10,9 +10,9 @@
 import { Either } from "effect"
 import type { Micros, SynchronizerId } from "@sandnet/core"
 import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
-import { OffsetAfterLedgerEnd, UpdateNotFound } from "./errors.ts"
-import type { ResolvedUpdateFormat } from "./event-format.ts"
-import { viewUpdate, type StreamItem, type SynchronizerTime, type UpdateView } from "./views.ts"
+import { NotAPageToken, OffsetAfterLedgerEnd, UpdateNotFound } from "./errors.ts"
+import type { ResolvedTransactionFormat, ResolvedUpdateFormat } from "./event-format.ts"
+import { viewTransaction, viewUpdate, type StreamItem, type SynchronizerTime, type TransactionView, type UpdateView } from "./views.ts"
 
 export interface UpdatesQuery {
   readonly beginExclusive: number
@@ -33,11 +33,12 @@ export interface UpdatesPage {
 
 /** Checks a stream's offsets against the ledger end: both must be at or before it. */
 export const checkOffsets = (
-  logic: ParticipantLogic,
+  participant: ParticipantNode,
   beginExclusive: number,
   endInclusive: number | undefined,
   fields: { readonly begin: string; readonly end: string } = { begin: "beginExclusive", end: "endInclusive" }
 ): OffsetAfterLedgerEnd | undefined => {
+  const logic = participant.logic
   if (beginExclusive > logic.ledgerEnd) return new OffsetAfterLedgerEnd({ field: fields.begin, offset: beginExclusive, ledgerEnd: logic.ledgerEnd })
   if (endInclusive !== undefined && endInclusive > logic.ledgerEnd) {
     return new OffsetAfterLedgerEnd({ field: fields.end, offset: endInclusive, ledgerEnd: logic.ledgerEnd })
@@ -59,7 +60,18 @@ export const synchronizerTimesAt = (logic: ParticipantLogic, offset: number): Re
 }
 
 /** One page of the update stream (see the module comment for the checkpoint rule). */
-export const readUpdates = (logic: ParticipantLogic, query: UpdatesQuery): UpdatesPage => {
+export const readUpdates = (participant: ParticipantNode, query: UpdatesQuery): UpdatesPage => updatesOf(participant.logic, query)
+
+/**
+ * The first page of a stream, once its offsets are checked against the ledger end; the stream
+ * goes on with `readUpdates` after the page's `scannedTo`.
+ */
+export const openUpdates = (participant: ParticipantNode, query: UpdatesQuery): Either.Either<UpdatesPage, OffsetAfterLedgerEnd> => {
+  const offsets = checkOffsets(participant, query.beginExclusive, query.endInclusive)
+  return offsets !== undefined ? Either.left(offsets) : Either.right(readUpdates(participant, query))
+}
+
+const updatesOf = (logic: ParticipantLogic, query: UpdatesQuery): UpdatesPage => {
   const end = Math.min(query.endInclusive ?? logic.ledgerEnd, logic.ledgerEnd)
   const items: Array<StreamItem> = []
   if (query.maxItems <= 0 || end <= query.beginExclusive) return { items, scannedTo: Math.max(query.beginExclusive, end), truncated: false }
@@ -90,18 +102,33 @@ export const readUpdates = (logic: ParticipantLogic, query: UpdatesQuery): Updat
 }
 
 /** L6: an update by id, as the format shows it. */
-export const updateById = (logic: ParticipantLogic, updateId: string, format: ResolvedUpdateFormat): Either.Either<UpdateView, UpdateNotFound> => {
+export const updateById = (participant: ParticipantNode, updateId: string, format: ResolvedUpdateFormat): Either.Either<UpdateView, UpdateNotFound> => {
+  const logic = participant.logic
   const entry = logic.updateById(updateId)
   const view = entry === undefined ? undefined : viewUpdate(logic, entry, format)
   return view === undefined ? Either.left(new UpdateNotFound({ updateId })) : Either.right(view)
 }
 
 /** An update by offset, as the format shows it. */
-export const updateByOffset = (logic: ParticipantLogic, offset: number, format: ResolvedUpdateFormat): Either.Either<UpdateView, UpdateNotFound> => {
+export const updateByOffset = (participant: ParticipantNode, offset: number, format: ResolvedUpdateFormat): Either.Either<UpdateView, UpdateNotFound> => {
+  const logic = participant.logic
   const entry = logic.updateAtOffset(offset)
   const view = entry === undefined ? undefined : viewUpdate(logic, entry, format)
   return view === undefined ? Either.left(new UpdateNotFound({ offset })) : Either.right(view)
 }
+
+/** Where a lookup finds its update: by update id or by offset. */
+export type UpdateLocator = { readonly updateId: string } | { readonly offset: number }
+
+/** An update by id or by offset, as the format shows it. */
+export const lookupUpdate = (participant: ParticipantNode, by: UpdateLocator, format: ResolvedUpdateFormat): Either.Either<UpdateView, UpdateNotFound> =>
+  "updateId" in by ? updateById(participant, by.updateId, format) : updateByOffset(participant, by.offset, format)
+
+/** A transaction by id or by offset (the deprecated transaction and tree lookups): any other update is not found. */
+export const lookupTransaction = (participant: ParticipantNode, by: UpdateLocator, format: ResolvedUpdateFormat): Either.Either<TransactionView, UpdateNotFound> =>
+  Either.flatMap(lookupUpdate(participant, by, format), (view) =>
+    view.kind === "transaction" ? Either.right(view) : Either.left(new UpdateNotFound("updateId" in by ? { updateId: by.updateId } : { offset: by.offset }))
+  )
 
 export interface UpdatesPageQuery {
   readonly beginExclusive: number
@@ -127,8 +154,9 @@ export interface UpdatesPageResult {
  * endInclusive], from the low end (ascending) or the high end (descending), with the offsets the
  * page covers so that the next page starts right after (or below) it.
  */
-export const readUpdatesPage = (logic: ParticipantLogic, query: UpdatesPageQuery): UpdatesPageResult => {
-  const page = readUpdates(logic, {
+export const readUpdatesPage = (participant: ParticipantNode, query: UpdatesPageQuery): UpdatesPageResult => {
+  const logic = participant.logic
+  const page = updatesOf(logic, {
     beginExclusive: query.beginExclusive,
     endInclusive: query.endInclusive,
     descending: query.descending,
@@ -146,6 +174,68 @@ export const readUpdatesPage = (logic: ParticipantLogic, query: UpdatesPageQuery
     }
   }
   return { updates, lowestExclusive: query.beginExclusive, highestInclusive: page.truncated ? page.scannedTo : end, more: page.truncated }
+}
+
+export interface UpdatesPageRequest {
+  readonly beginExclusive: number
+  /** The request's upper bound; undefined: the ledger end, and the pages follow it as it grows. */
+  readonly endInclusive: number | undefined
+  readonly descending: boolean
+  /** Where a page token says the page starts (undefined on the first page). */
+  readonly continueAt: number | undefined
+  readonly maxItems: number
+  readonly format: ResolvedUpdateFormat
+}
+
+/**
+ * One page of a paged update request (`get-updates-page`): the request's offsets must be at or
+ * before the ledger end, and a continuation inside its range. Descending pages move the upper
+ * bound down, ascending ones the lower bound up. `next` is where the next page continues: after
+ * a full page, and after every ascending page of an open-ended request (it follows the ledger).
+ */
+export const updatesPage = (
+  participant: ParticipantNode,
+  request: UpdatesPageRequest
+): Either.Either<UpdatesPageResult & { readonly next: number | undefined }, OffsetAfterLedgerEnd | NotAPageToken> => {
+  const { beginExclusive: begin, endInclusive: end, descending, continueAt } = request
+  const offsets = checkOffsets(participant, begin, end, { begin: "beginOffsetExclusive", end: "endOffsetInclusive" })
+  if (offsets !== undefined) return Either.left(offsets)
+  const ledgerEnd = participant.logic.ledgerEnd
+  const pageBegin = !descending && continueAt !== undefined ? continueAt : begin
+  const pageEnd = descending ? (continueAt ?? end ?? ledgerEnd) : (end ?? ledgerEnd)
+  if (pageBegin > ledgerEnd || pageBegin < begin || pageEnd < begin) return Either.left(new NotAPageToken())
+  const page = readUpdatesPage(participant, { beginExclusive: pageBegin, endInclusive: pageEnd, descending, maxItems: request.maxItems, format: request.format })
+  const tailing = !descending && end === undefined
+  const next = page.more ? (descending ? page.lowestExclusive : page.highestInclusive) : tailing ? page.highestInclusive : undefined
+  return Either.right({ ...page, next })
+}
+
+/**
+ * A committed transaction as a format shows it, for the command service's answers: an empty
+ * event list when none of its events is visible; UpdateNotFound when the update is not a
+ * transaction of this participant.
+ */
+export const committedTransaction = (
+  participant: ParticipantNode,
+  updateId: string,
+  format: ResolvedTransactionFormat,
+  shape: TransactionView["shape"]
+): Either.Either<TransactionView, UpdateNotFound> => {
+  const logic = participant.logic
+  const entry = logic.updateById(updateId)
+  if (entry === undefined || entry.update.kind !== "transaction") return Either.left(new UpdateNotFound({ updateId }))
+  const view = viewTransaction(logic, entry, format)
+  return Either.right(
+    view ?? {
+      kind: "transaction",
+      offset: entry.offset,
+      update: entry.update,
+      shape,
+      events: [],
+      rootNodeIds: [],
+      forSubmitter: entry.update.submittingParticipant === logic.uid
+    }
+  )
 }
 
 /** The participant's ledger end (the offset of its last update; 0 before any). */

@@ -5,6 +5,7 @@
  */
 import { Either } from "effect"
 import type { ActiveContract, ContractId, CreatedNode, PartyId } from "@sandnet/core"
+import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
 import type { InFlightContract } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
@@ -96,3 +97,18 @@ export const featuredAppRightOf = (logic: ParticipantLogic, contractId: string):
   const known = knownContract(logic, contractId)
   return known !== undefined && isTemplate(createdOf(known), ScanTemplates.featuredAppRight) ? activeOf(known) : undefined
 }
+
+/** A DSO contract as the scan's upstream reads list it: the contract, and its synchronizer (absent while it is being reassigned). */
+export interface DsoContract {
+  readonly contract: ActiveContract
+  readonly synchronizerId: string | undefined
+}
+
+/**
+ * The DSO's contracts of a template (every package version) on the scan's participant (`sv`'s),
+ * active ones in ACS order (oldest first), then those in flight.
+ */
+export const dsoContractsOf = (network: CoinNetwork, sv: SuperValidatorNode, reference: string): ReadonlyArray<DsoContract> =>
+  contractsOf(sv.participant.logic, network.registry, reference, network.dso).map((known) =>
+    known._tag === "active" ? { contract: known.contract, synchronizerId: known.contract.synchronizerId } : { contract: known.entry.contract, synchronizerId: undefined }
+  )

@@ -6,6 +6,7 @@
 import { Either } from "effect"
 import { ContractNotActive, parseIso, type ActiveContract, type CreatedNode, type Micros, type PartyId } from "@sandnet/core"
 import { currentAmount, type CoinPayload, type LockedCoinPayload } from "../coin/coin.ts"
+import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
 import { contractsOf, createdOf, currentDsoContract, knownContract, type KnownContract } from "./contracts.ts"
@@ -24,6 +25,14 @@ export interface RegistryContext {
   /** Ledger time now (the open round must have opened). */
   readonly now: Micros
 }
+
+/** The registry's context on the scan's node: `sv`'s participant, the network's templates and DSO party, at `now`. */
+export const registryContextOf = (network: CoinNetwork, sv: SuperValidatorNode, now: Micros): RegistryContext => ({
+  logic: sv.participant.logic,
+  registry: network.registry,
+  dso: network.dso,
+  now
+})
 
 /**
  * The contracts of a transfer instruction's choice context: the coin rules, the newest usable open

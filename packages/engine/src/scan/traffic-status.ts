@@ -5,12 +5,8 @@
  * limit catches up with the purchases once the super validators tell the sequencer.
  */
 import { Either } from "effect"
-import type { PartyId } from "@sandnet/core"
 import type { MemberTrafficPayload } from "../coin/traffic.ts"
-import type { SynchronizerNode } from "../coin-network.ts"
-import type { TemplateRegistry } from "../ledger/template.ts"
-import type { ParticipantLogic } from "../participant/index.ts"
-import type { TopologyState } from "../topology.ts"
+import type { CoinNetwork, SuperValidatorNode } from "../coin-network.ts"
 import { contractsOf, createdOf } from "./contracts.ts"
 import { MemberTrafficNotFound } from "./errors.ts"
 import { ScanTemplates } from "./templates.ts"
@@ -21,27 +17,23 @@ export interface MemberTrafficStatus {
   readonly totalPurchased: number
 }
 
-/** What the read needs of the network (the scan's super validator's view). */
-export interface TrafficView {
-  readonly synchronizers: ReadonlyArray<SynchronizerNode>
-  readonly topology: TopologyState
-  readonly initialExtraTraffic: { readonly superValidator: number; readonly validator: number }
-  readonly logic: ParticipantLogic
-  readonly registry: TemplateRegistry
-  readonly dso: PartyId
-}
-
-/** 404 for an unknown synchronizer or a member that is not a participant of the network. */
-export const memberTrafficStatus = (view: TrafficView, synchronizerId: string, memberId: string): Either.Either<MemberTrafficStatus, MemberTrafficNotFound> => {
-  const synchronizer = view.synchronizers.find((s) => s.info.synchronizerId === synchronizerId)
+/** 404 for an unknown synchronizer or a member that is not a participant of the network; purchases as the scan's node (`sv`) sees them. */
+export const memberTrafficStatus = (
+  network: CoinNetwork,
+  sv: SuperValidatorNode,
+  synchronizerId: string,
+  memberId: string
+): Either.Either<MemberTrafficStatus, MemberTrafficNotFound> => {
+  const synchronizer = network.synchronizers.find((s) => s.info.synchronizerId === synchronizerId)
   if (synchronizer === undefined) return Either.left(new MemberTrafficNotFound({ detail: `synchronizer ${synchronizerId} is not known` }))
-  const member = view.topology.participant(memberId)
+  const member = network.topology.participant(memberId)
   if (member === undefined) return Either.left(new MemberTrafficNotFound({ detail: `member ${memberId} is not known on synchronizer ${synchronizerId}` }))
   // Read without creating: the sequencer starts a member's state on its first submission.
   const state = synchronizer.sequencer.logic.traffic.get(memberId)
-  const grant = member.isSuperValidator ? view.initialExtraTraffic.superValidator : view.initialExtraTraffic.validator
+  const initial = network.config.initialExtraTraffic
+  const grant = member.isSuperValidator ? initial.superValidator : initial.validator
   let purchased = 0
-  for (const c of contractsOf(view.logic, view.registry, ScanTemplates.memberTraffic, view.dso)) {
+  for (const c of contractsOf(sv.participant.logic, network.registry, ScanTemplates.memberTraffic, network.dso)) {
     const p = createdOf(c).createArguments as unknown as MemberTrafficPayload
     if (p.memberId === memberId && p.synchronizerId === synchronizerId) purchased += Number(p.totalPurchased)
   }

@@ -217,12 +217,17 @@ export const PageRequest = Schema.Struct({
   limit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
 })
 export type PageRequest = typeof PageRequest.Type
+/** A minting delegation (or proposal) with whether its beneficiary is hosted on the wallet's validator. */
+export interface MintingDelegationWithStatus {
+  readonly contract: ContractJson
+  readonly beneficiary_hosted: boolean
+}
 export interface ListMintingDelegationProposalsResponse {
-  readonly proposals: ReadonlyArray<ContractJson>
+  readonly proposals: ReadonlyArray<MintingDelegationWithStatus>
   readonly next_page_token?: number
 }
 export interface ListMintingDelegationsResponse {
-  readonly delegations: ReadonlyArray<ContractJson>
+  readonly delegations: ReadonlyArray<MintingDelegationWithStatus>
   readonly next_page_token?: number
 }
 export interface AcceptMintingDelegationProposalResponse {

@@ -214,7 +214,7 @@ const prepared = (
   verbose: boolean | undefined
 ): Either.Either<{ readonly response: PreparedExternalTransaction; readonly transaction: LedgerApi.PreparedTransaction }, WalletError> =>
   Either.map(
-    Either.mapLeft(LedgerApi.prepareSubmission(node.participant.logic, input, now), (error) => commandFailed(input.commandId, error)),
+    Either.mapLeft(LedgerApi.prepareSubmission(node.participant, input, now), (error) => commandFailed(input.commandId, error)),
     (transaction) => ({
       response: {
         transaction: transaction.encoded,
@@ -366,7 +366,7 @@ const submitExternal = <A>(
       const expiresAt = Number(SEND_COMMAND.exec(prep.commandId)?.[2] ?? Number.NaN)
       if (!(now < expiresAt)) return yield* invalid(`expired at ${Number.isFinite(expiresAt) ? toIso(expiresAt) : "an unknown time"}; prepare it again`)
     }
-    const replayed = yield* Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participant.logic, prep, "submission.transaction"), (error) =>
+    const replayed = yield* Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participant, prep, "submission.transaction"), (error) =>
       error._tag === "InvalidArgument" ? error : staleOrFailed(prep.commandId, error)
     )
     yield* node.participant

@@ -123,18 +123,28 @@ export const listValidatorLivenessActivityRecords = (wallet: WalletContext, user
     validator_liveness_activity_records: contractsOf(wallet, ValidatorLivenessActivityRecord.templateId, party).slice(0, 1000)
   }))
 
+/** Delegations with whether their beneficiary is hosted on this validator's participant. */
+const withBeneficiaryHosted = (
+  wallet: WalletContext,
+  contracts: ReadonlyArray<ContractJson>,
+  beneficiary: (payload: unknown) => PartyId
+): ReadonlyArray<Api.MintingDelegationWithStatus> =>
+  contracts.map((contract) => ({ contract, beneficiary_hosted: wallet.participant.logic.hosts(beneficiary(contract.payload)) }))
+
 export const listMintingDelegationProposals = (wallet: WalletContext, user: string, page: Api.PageRequest): Either.Either<Api.ListMintingDelegationProposalsResponse, WalletError> =>
   Either.map(wallet.partyOf(user), (party) => {
     const all = contractsOf(wallet, MintingDelegationProposal.templateId, party, (p) => (p as { delegation: MintingDelegationPayload }).delegation.delegate === party)
     const { items, next } = pageOf(all, page)
-    return { proposals: items, ...(next === undefined ? {} : { next_page_token: next }) }
+    const proposals = withBeneficiaryHosted(wallet, items, (p) => (p as { delegation: MintingDelegationPayload }).delegation.beneficiary)
+    return { proposals, ...(next === undefined ? {} : { next_page_token: next }) }
   })
 
 export const listMintingDelegations = (wallet: WalletContext, user: string, page: Api.PageRequest): Either.Either<Api.ListMintingDelegationsResponse, WalletError> =>
   Either.map(wallet.partyOf(user), (party) => {
     const all = contractsOf(wallet, MintingDelegation.templateId, party, (p) => (p as MintingDelegationPayload).delegate === party)
     const { items, next } = pageOf(all, page)
-    return { delegations: items, ...(next === undefined ? {} : { next_page_token: next }) }
+    const delegations = withBeneficiaryHosted(wallet, items, (p) => (p as MintingDelegationPayload).beneficiary)
+    return { delegations, ...(next === undefined ? {} : { next_page_token: next }) }
   })
 
 export const getTransferOfferStatus = (wallet: WalletContext, user: string, trackingId: string): Either.Either<Api.GetTransferOfferStatusResponse, WalletError> =>

@@ -97,7 +97,7 @@ const shapes = fc.array(shape, { minLength: 1, maxLength: 3 }).filter((list) => 
 const prepare = (w: World, list: ReadonlyArray<Shape>, commandId: string) =>
   Either.getOrThrow(
     LedgerApi.prepareSubmission(
-      w.h.network.validators[0]!.participant.logic,
+      w.h.network.validators[0]!.participant,
       { commandId, actAs: [w.alice], readAs: [], commands: list.map((s) => commandOf(w, s)), disclosedContracts: w.disclosed },
       w.h.clock.now
     )
@@ -107,7 +107,7 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
   it.effect("decodes with Canton's bindings, and the SDK's hash functions give the node's hash, for any shape", () =>
     Effect.gen(function* () {
       const w = yield* setUp
-      const logic = w.h.network.validators[0]!.participant.logic
+      const participant = w.h.network.validators[0]!.participant
       let run = 0
       yield* Effect.promise(() =>
         fc.assert(
@@ -122,7 +122,7 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
             // The node reads it back and replays it here to the same transaction.
             const decoded = Either.getOrThrow(LedgerApi.decodePreparedTransaction(prepared.encoded, "preparedTransaction"))
             expect(decoded.hash.hex).toBe(prepared.hash.hex)
-            const replayed = Either.getOrThrow(LedgerApi.replayPreparedTransaction(logic, decoded, "preparedTransaction"))
+            const replayed = Either.getOrThrow(LedgerApi.replayPreparedTransaction(participant, decoded, "preparedTransaction"))
             expect(replayed.transaction.createdContractIds).toEqual(prepared.transaction.createdContractIds)
           }),
           { numRuns: 25, seed: 12 }
@@ -158,7 +158,7 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
   it.effect("a message changed after preparation hashes differently; one not prepared here does not replay", () =>
     Effect.gen(function* () {
       const w = yield* setUp
-      const logic = w.h.network.validators[0]!.participant.logic
+      const participant = w.h.network.validators[0]!.participant
       const prepared = prepare(w, [{ kind: "tap", amount: "7.0000000000" }], "tamper")
       const message = PreparedTransaction.fromBinary(Buffer.from(prepared.encoded, "base64"))
       message.metadata!.submitterInfo!.commandId = "other"
@@ -169,7 +169,7 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
       // A different uuid gives a different seed, so other contract ids than the message names.
       message.metadata!.transactionUuid = "00000000-0000-4000-8000-000000000000"
       const foreign = Either.getOrThrow(LedgerApi.decodePreparedTransaction(Buffer.from(PreparedTransaction.toBinary(message)).toString("base64"), "p"))
-      const replay = LedgerApi.replayPreparedTransaction(logic, foreign, "p")
+      const replay = LedgerApi.replayPreparedTransaction(participant, foreign, "p")
       expect(Either.isLeft(replay) && replay.left._tag === "CommandRejected" ? replay.left.code : "").toBe("INTERPRETATION_PREPARED_TRANSACTION_STALE")
       expect(Either.isLeft(LedgerApi.decodePreparedTransaction(Buffer.from("not a prepared transaction").toString("base64"), "p"))).toBe(true)
       // Malformed messages are InvalidArguments naming what is wrong, never a crash.
@@ -200,7 +200,7 @@ describe("the prepared transaction, as the Wallet SDK reads it", () => {
           "p"
         )
       )
-      const notReplayable = LedgerApi.replayPreparedTransaction(logic, fetchRoot, "p")
+      const notReplayable = LedgerApi.replayPreparedTransaction(participant, fetchRoot, "p")
       expect(Either.isLeft(notReplayable) && notReplayable.left._tag === "InvalidArgument" ? notReplayable.left.message : "").toContain("a fetch node")
     })
   )

@@ -37,12 +37,12 @@ describe("minting-delegation proposals", () => {
       yield* op(e, w.acceptMintingDelegationProposal("bob", second))
       const delegations = (yield* op(e, w.listMintingDelegations("bob", {}))).delegations
       expect(delegations).toHaveLength(1)
-      expect(delegations[0]!.contract_id).not.toBe(accepted.contract_id)
+      expect(delegations[0]!.contract.contract_id).not.toBe(accepted.contract_id)
       yield* e.run(e.network.validators[0]!.participant.submit({ actAs: [beneficiary], commandId: "withdraw-3", commands: [Commands.exercise(MintingDelegationProposal_Withdraw, third, {})] }))
       yield* e.settle
       const states = [...w.node.state.mintingDelegations.values()].map((r) => r.delegation.state)
       expect(states).toEqual(["accepted", "accepted", "withdrawn"])
-      yield* op(e, w.rejectMintingDelegation("bob", delegations[0]!.contract_id))
+      yield* op(e, w.rejectMintingDelegation("bob", delegations[0]!.contract.contract_id))
       expect((yield* op(e, w.listMintingDelegations("bob", {}))).delegations).toHaveLength(0)
       const missing = yield* Effect.either(op(e, w.acceptMintingDelegationProposal("bob", third)))
       expect(Either.isLeft(missing) && missing.left._tag).toBe("DelegationNotFound")

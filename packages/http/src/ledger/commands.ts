@@ -376,7 +376,6 @@ const committedTransaction = (
   node.runtime
     .run((engine: EngineInstance) =>
       Effect.sync((): Either.Either<LedgerApi.TransactionView, HandlerError> => {
-        const logic = node.participantOf(engine).logic
         const resolved = LedgerApi.resolveUpdateFormat(
           LedgerApi.knownPackages(engine.network),
           { transactions: format, reassignments: undefined, topologyParties: undefined },
@@ -384,21 +383,8 @@ const committedTransaction = (
           { trees }
         )
         if (Either.isLeft(resolved)) return Either.left(fromResolution(resolved.left))
-        const entry = logic.updateById(updateId)
-        if (entry === undefined || entry.update.kind !== "transaction") {
-          return Either.left(commandFailed("UPDATE_NOT_FOUND", `the transaction ${updateId} is not visible on this participant`))
-        }
-        const view = LedgerApi.viewTransaction(logic, entry, resolved.right.transactions!)
-        return Either.right(
-          view ?? {
-            kind: "transaction",
-            offset: entry.offset,
-            update: entry.update,
-            shape: format.shape,
-            events: [],
-            rootNodeIds: [],
-            forSubmitter: entry.update.submittingParticipant === logic.uid
-          }
+        return Either.mapLeft(LedgerApi.committedTransaction(node.participantOf(engine), updateId, resolved.right.transactions!, format.shape), () =>
+          commandFailed("UPDATE_NOT_FOUND", `the transaction ${updateId} is not visible on this participant`)
         )
       })
     )
@@ -425,9 +411,8 @@ const prepare = (node: LedgerNode, request: typeof JsPrepareSubmissionRequest.Ty
         Effect.sync((): Either.Either<LedgerApi.PreparedTransaction, HandlerError> => {
           const checked = LedgerApi.checkCommands(engine.network.registry, commands, "commands")
           if (Either.isLeft(checked)) return Either.left(checked.left._tag === "InvalidArgument" ? fromInvalidArgument(checked.left) : fromResolution(checked.left))
-          const logic = node.participantOf(engine).logic
           const result = LedgerApi.prepareSubmission(
-            logic,
+            node.participantOf(engine),
             {
               commandId: request.commandId,
               actAs: request.actAs,
@@ -468,7 +453,7 @@ const executionOf = (node: LedgerNode, request: ExecuteRequest) =>
             return Either.left(error._tag === "NotAnExternalParty" ? invalidBody("preparedTransaction.metadata.submitterInfo.actAs", error.message) : fromExternalError(error))
           }
           // Its roots, replayed here with its seed, time and inputs, must give what was signed.
-          return Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participantOf(engine).logic, prepared, "preparedTransaction"), (error): HandlerError =>
+          return Either.mapLeft(LedgerApi.replayPreparedTransaction(node.participantOf(engine), prepared, "preparedTransaction"), (error): HandlerError =>
             error._tag === "InvalidArgument" ? fromInvalidArgument(error) : error._tag === "CommandRejected" ? fromCommandRejected(error) : fromInterpretation(error)
           )
         })

@@ -14,10 +14,10 @@
  * submitted acting for one of `parties` (CanReadAs each; the userId must be the caller's unless an
  * administrator asks); `command-completions` those of any user acting for one of `parties` (none
  * listed: every party, CanReadAsAnyParty). The completion records live in the engine
- * (ParticipantLogic.completions; LedgerApi.readCompletions).
+ * (LedgerApi.openCompletions, readCompletions).
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { LedgerApi, type ParticipantLogic, type ParticipantNode } from "@sandnet/engine"
+import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { toIso } from "@sandnet/core"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
 import { AuthenticatedUser, requireReadAs } from "../auth.ts"
@@ -25,7 +25,7 @@ import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerEr
 import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./context.ts"
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, renderCheckpoint, SynchronizerTime } from "./encoding.ts"
 import { Parties } from "./requests.ts"
-import { StreamListQuery } from "./paging.ts"
+import { COMPLETIONS_LIST_NOTICE, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "../surface.ts"
@@ -84,9 +84,6 @@ export type CompletionStreamResponse = typeof CompletionStreamResponse.Type
 // Endpoints
 // =============================================================================================
 
-const LIST_NOTICE =
-  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); the list waits up to stream_idle_timeout_ms (default 500) for more."
-
 export const GetCompletionStream = op(
   HttpApiEndpoint.post("completions", "/v2/commands/completions")
     .setUrlParams(StreamListQuery)
@@ -94,7 +91,7 @@ export const GetCompletionStream = op(
     .addSuccess(Schema.Array(CompletionStreamResponse)),
   "postV2CommandsCompletions",
   "Query completions list (blocking call): the completions of the commands the user submitted acting for one of the parties. Deprecated: please use command-completions." +
-    LIST_NOTICE
+    COMPLETIONS_LIST_NOTICE
 )
 export const GetCommandCompletions = op(
   HttpApiEndpoint.post("commandCompletions", "/v2/commands/command-completions")
@@ -103,7 +100,7 @@ export const GetCommandCompletions = op(
     .addSuccess(Schema.Array(CompletionStreamResponse)),
   "postV2CommandsCommand-completions",
   "Query completions list with filters (blocking call): the completions of commands (of any user) acting for one of the parties; none listed: every party (CanReadAsAnyParty)." +
-    LIST_NOTICE
+    COMPLETIONS_LIST_NOTICE
 )
 /** The websocket forms (documented by the asyncapi file, not in the OpenAPI document). */
 export const SubscribeCompletions = HttpApiEndpoint.get("subscribeCompletions", "/v2/commands/completions")
@@ -128,10 +125,9 @@ const failureStatus = (code: string, reason: string, updateId: string | undefine
   return { code: category.grpc ?? 2, message: `${code}(${category.id},${correlation}): ${reason}`, details: [] }
 }
 
-export const renderCompletion = (logic: ParticipantLogic, view: LedgerApi.CompletionView): typeof JsCompletion.Type => {
+export const renderCompletion = (view: LedgerApi.CompletionView): typeof JsCompletion.Type => {
   const { record } = view
   const completion = record.completion
-  const cost = LedgerApi.completionTrafficCost(logic, record)
   return {
     commandId: completion.commandId,
     status: completion._tag === "Succeeded" ? { code: 0, message: "", details: [] } : failureStatus(completion.code, completion.reason, completion.updateId),
@@ -143,12 +139,12 @@ export const renderCompletion = (logic: ParticipantLogic, view: LedgerApi.Comple
     traceContext: null,
     offset: record.offset,
     synchronizerTime: { synchronizerId: record.synchronizerId, recordTime: toIso(record.recordTime) },
-    paidTrafficCost: cost ?? null
+    paidTrafficCost: view.paidTrafficCost ?? null
   }
 }
 
-const renderItem = (logic: ParticipantLogic, item: LedgerApi.CompletionItem): CompletionStreamResponse => ({
-  completionResponse: item.kind === "completion" ? { Completion: { value: renderCompletion(logic, item) } } : renderCheckpoint(item)
+const renderItem = (item: LedgerApi.CompletionItem): CompletionStreamResponse => ({
+  completionResponse: item.kind === "completion" ? { Completion: { value: renderCompletion(item) } } : renderCheckpoint(item)
 })
 
 // =============================================================================================
@@ -167,7 +163,7 @@ interface StreamSetup {
   readonly engine: EngineInstance
   readonly participant: ParticipantNode
   readonly query: LedgerApi.CompletionsQuery
-  readonly first: ReturnType<typeof LedgerApi.readCompletions>
+  readonly first: LedgerApi.CompletionsRead
 }
 
 /** Rights, then the first read under the engine's lock. */
@@ -191,10 +187,7 @@ const setupStream = (node: LedgerNode, request: StreamRequest, kind: StreamKind,
     const setup = yield* node.runtime.run((engine) =>
       Effect.sync((): Either.Either<StreamSetup, HandlerError> => {
         const participant = node.participantOf(engine)
-        const offsets = LedgerApi.checkOffsets(participant.logic, begin, undefined)
-        if (offsets !== undefined) return Either.left(offsetAfterLedgerEnd(offsets))
-        const first = LedgerApi.readCompletions(participant.logic, query, LedgerApi.completionsFrom(participant.logic, begin), maxItems)
-        return Either.right({ engine, participant, query, first })
+        return Either.map(Either.mapLeft(LedgerApi.openCompletions(participant, query, begin, maxItems), offsetAfterLedgerEnd), (first) => ({ engine, participant, query, first }))
       })
     )
     return Either.isLeft(setup) ? yield* Effect.fail(setup.left) : setup.right
@@ -207,7 +200,7 @@ const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof
     const cap = settings.maxListElements + 1
     const elementsLimit = Math.min(query.limit ?? cap, cap)
     const setup = yield* setupStream(node, request, kind, elementsLimit)
-    const logic = setup.participant.logic
+    const participant = setup.participant
     const items: Array<LedgerApi.CompletionItem> = [...setup.first.items]
     let cursor = setup.first.cursor
     if (!setup.first.truncated && items.length < elementsLimit) {
@@ -218,8 +211,8 @@ const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof
         if (now - idleSince >= wait) break
         yield* Effect.sleep(Math.max(1, Math.min(settings.pollMillis, wait - (now - idleSince))))
         if ((yield* node.runtime.engine) !== setup.engine) break
-        if (logic.completions.length <= cursor.index && logic.ledgerEnd <= cursor.coveredTo) continue
-        const more = LedgerApi.readCompletions(logic, setup.query, cursor, elementsLimit - items.length)
+        if (!LedgerApi.completionsAfter(participant, cursor)) continue
+        const more = LedgerApi.readCompletions(participant, setup.query, cursor, elementsLimit - items.length)
         cursor = more.cursor
         if (more.items.length > 0) {
           items.push(...more.items)
@@ -229,7 +222,7 @@ const listCompletions = (node: LedgerNode, request: StreamRequest, query: typeof
       }
     }
     if (items.length > settings.maxListElements) return yield* Effect.fail(tooManyElements(items.length, settings.maxListElements))
-    return items.map((item) => renderItem(logic, item))
+    return items.map(renderItem)
   })
 
 /** The websocket form: one request message in, every item out, new ones until the client closes (see websocket.ts). */
@@ -239,15 +232,14 @@ const subscribe = <A extends StreamRequest, I>(node: LedgerNode, schema: Schema.
       Effect.gen(function* () {
         const request = yield* orFail(decodeMessage(schema, message))
         const setup = yield* setupStream(node, request, kind, Number.MAX_SAFE_INTEGER)
-        const logic = setup.participant.logic
-        return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map((item) => renderItem(logic, item)) }
+        return { engine: setup.engine, state: { setup, cursor: setup.first.cursor }, items: setup.first.items.map(renderItem) }
       }),
     open: () => true,
     more: (stream) => {
-      const logic = stream.setup.participant.logic
-      if (logic.completions.length <= stream.cursor.index && logic.ledgerEnd <= stream.cursor.coveredTo) return undefined
-      const more = LedgerApi.readCompletions(logic, stream.setup.query, stream.cursor, Number.MAX_SAFE_INTEGER)
-      return { state: { ...stream, cursor: more.cursor }, items: more.items.map((item) => renderItem(logic, item)) }
+      const participant = stream.setup.participant
+      if (!LedgerApi.completionsAfter(participant, stream.cursor)) return undefined
+      const more = LedgerApi.readCompletions(participant, stream.setup.query, stream.cursor, Number.MAX_SAFE_INTEGER)
+      return { state: { ...stream, cursor: more.cursor }, items: more.items.map(renderItem) }
     }
   })
 

@@ -106,7 +106,7 @@ const eventsByContractId = (node: LedgerNode, request: typeof GetEventsByContrac
       Effect.sync((): Either.Either<LedgerApi.ContractEvents, HandlerError> =>
         Either.gen(function* () {
           const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, "eventFormat"), fromResolution)
-          return yield* Either.mapLeft(LedgerApi.eventsByContractId(node.participantOf(engine).logic, request.contractId, resolved), contractEventsNotFound)
+          return yield* Either.mapLeft(LedgerApi.eventsByContractId(node.participantOf(engine), request.contractId, resolved), contractEventsNotFound)
         })
       )
     )
@@ -129,7 +129,7 @@ const contractById = (node: LedgerNode, request: typeof GetContractRequest.Type)
     for (const [i, party] of parties.entries()) if (party === "") return yield* Effect.fail(invalidBody(`queryingParties[${i}]`, "must not be empty"))
     if (parties.length === 0) yield* requireReadAsAnyParty
     for (const party of parties) yield* requireReadAs(party)
-    const found = yield* node.runtime.read((engine) => Effect.sync(() => LedgerApi.contractById(node.participantOf(engine).logic, request.contractId, parties)))
+    const found = yield* node.runtime.read((engine) => Effect.sync(() => LedgerApi.contractById(node.participantOf(engine), request.contractId, parties)))
     if (Either.isLeft(found)) return yield* Effect.fail(contractNotFound(found.left))
     const { contract, witnessParties } = found.right
     const created = contract.created

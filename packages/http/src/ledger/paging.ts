@@ -18,8 +18,14 @@ export const StreamListQuery = Schema.Struct({
 export const NonNegativeOffset = Schema.Int.pipe(Schema.nonNegative())
 export const PageSize = Schema.Int.pipe(Schema.positive())
 
-export const LIST_NOTICE =
-  "\nNotice: at most `limit` items (capped by the node's list limit, 200 by default); an open-ended request waits up to stream_idle_timeout_ms (default 500) for more."
+/** The list forms' notice: the limit, then which lists wait for more. */
+const listNotice = (waiting: string): string =>
+  `\nNotice: at most \`limit\` items (capped by the node's list limit, 200 by default); ${waiting} up to stream_idle_timeout_ms (default 500) for more.`
+
+export const LIST_NOTICE = listNotice("an open-ended request waits")
+
+/** A completion list has no end bound, so every one waits. */
+export const COMPLETIONS_LIST_NOTICE = listNotice("the list waits")
 
 export const PAGE_NOTICE = "\nNotice: maxPageSize defaults to (and is capped by) the node's list limit, 200 by default."
 

@@ -257,6 +257,143 @@ const knownSynchronizer = (engine: EngineInstance, synchronizerId: string, field
         })
       )
 
+/** One page of the known parties (filter, page token), with their details as the asked identity provider sees them. */
+const listKnownParties = (node: LedgerNode, urlParams: typeof ListPartiesQuery.Type) =>
+  Effect.gen(function* () {
+    yield* requireAdmin(urlParams["identity-provider-id"])
+    const pageSize = Math.min(urlParams.pageSize === undefined || urlParams.pageSize === 0 ? MAX_PARTIES_PAGE_SIZE : urlParams.pageSize, MAX_PARTIES_PAGE_SIZE)
+    const page = yield* run(node, (_engine, participant) =>
+      Either.right(LedgerApi.knownPartiesPage(participant, { filter: urlParams["filter-party"] ?? "", after: urlParams.pageToken ?? "", pageSize }))
+    )
+    const records = yield* partyRecords
+    const idp = urlParams["identity-provider-id"] ?? ""
+    return {
+      partyDetails: page.parties.map((p) => details(p, records, idp)),
+      nextPageToken: page.next ?? ""
+    }
+  })
+
+/** Allocates a party on the participant (hint or `party-<n>`), then grants the user CanActAs of it. */
+const allocateParty = (node: LedgerNode, payload: typeof AllocatePartyRequest.Type) =>
+  Effect.gen(function* () {
+    yield* requireAdmin(payload.identityProviderId)
+    const hint = payload.partyIdHint ?? ""
+    if (hint !== "" && !isPartyHint(hint)) {
+      return yield* Effect.fail(invalidBody("partyIdHint", `"${hint}" is not a valid party hint (1 to 185 letters, digits, '_', '-', '.')`))
+    }
+    yield* checkUser(payload.userId)
+    const party = yield* run(node, (engine, participant) =>
+      Either.gen(function* () {
+        if (payload.synchronizerId !== undefined && payload.synchronizerId !== "") {
+          yield* knownSynchronizer(engine, payload.synchronizerId, "synchronizerId")
+        }
+        const synchronizerId = payload.synchronizerId !== undefined && payload.synchronizerId !== "" ? payload.synchronizerId : undefined
+        return yield* Either.mapLeft(LedgerApi.allocateLedgerParty(participant, hint, engine.clock.now, synchronizerId), partyExists)
+      })
+    )
+    yield* grantActAs(payload.userId, party)
+    return { partyDetails: details({ party, isLocal: true, external: false }) }
+  })
+
+/** The details of the party of the path and of the listed ones, among those the participant knows. */
+const getParties = (node: LedgerNode, party: string, urlParams: { readonly "identity-provider-id"?: string | undefined; readonly parties?: ReadonlyArray<string> | undefined }) =>
+  Effect.gen(function* () {
+    yield* requireAdmin(urlParams["identity-provider-id"])
+    const wanted = new Set([party, ...(urlParams.parties ?? [])])
+    const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownPartiesOf(participant)))
+    const records = yield* partyRecords
+    const idp = urlParams["identity-provider-id"] ?? ""
+    return { partyDetails: all.filter((p) => wanted.has(p.party)).map((p) => details(p, records, idp)) }
+  })
+
+/** Updates the local details (metadata, isLocal) the user management keeps of a party. */
+const updatePartyDetails = (node: LedgerNode, path: { readonly party: string }, payload: typeof UpdatePartyDetailsRequest.Type) =>
+  Effect.gen(function* () {
+    const requested = payload.partyDetails
+    if (requested.party !== "" && requested.party !== path.party) {
+      return yield* Effect.fail(invalidBody("partyDetails.party", `"${requested.party}" is not the party of the path "${path.party}"`))
+    }
+    const identityProviderId = requested.identityProviderId ?? ""
+    yield* requireAdmin(identityProviderId)
+    const facts = yield* run(node, (_engine, participant) =>
+      Either.right(LedgerApi.knownPartiesOf(participant).find((p) => p.party === path.party))
+    )
+    const users = yield* Admin.UserManagement
+    const record = yield* users.updatePartyDetails(
+      {
+        party: path.party,
+        isLocal: requested.isLocal,
+        localMetadata: requested.localMetadata,
+        identityProviderId,
+        updateMask: payload.updateMask.paths ?? []
+      },
+      facts === undefined ? undefined : { isLocal: facts.isLocal }
+    )
+    return {
+      partyDetails: {
+        party: path.party,
+        isLocal: facts?.isLocal ?? false,
+        localMetadata: record.metadata,
+        identityProviderId: record.identityProviderId
+      }
+    }
+  })
+
+/** The topology transactions an external party signs to be hosted here. */
+const generateExternalPartyTopology = (node: LedgerNode, payload: typeof GenerateExternalPartyTopologyRequest.Type) =>
+  run(node, (engine, participant) =>
+    Either.gen(function* () {
+      const generated = yield* Either.mapLeft(
+        External.generateExternalPartyTopology({
+          synchronizerId: payload.synchronizer,
+          partyHint: payload.partyHint,
+          publicKey: payload.publicKey,
+          localParticipantUid: LedgerApi.participantUid(participant),
+          localParticipantObservationOnly: payload.localParticipantObservationOnly,
+          otherConfirmingParticipantUids: payload.otherConfirmingParticipantUids,
+          confirmationThreshold: payload.confirmationThreshold,
+          observingParticipantUids: payload.observingParticipantUids
+        }),
+        fromExternalError
+      )
+      yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
+      return {
+        partyId: generated.partyId,
+        publicKeyFingerprint: generated.publicKeyFingerprint,
+        topologyTransactions: generated.topologyTransactions,
+        multiHash: generated.multiHash
+      }
+    })
+  )
+
+/** Hosts an external party whose signed onboarding transactions verify, then grants the user CanActAs of it. */
+const allocateExternalParty = (node: LedgerNode, payload: typeof AllocateExternalPartyRequest.Type) =>
+  Effect.gen(function* () {
+    yield* requireAdmin(payload.identityProviderId)
+    yield* checkUser(payload.userId)
+    const partyId = yield* run(node, (engine, participant) =>
+      Either.gen(function* () {
+        const verified = yield* Either.mapLeft(
+          External.verifyExternalPartyAllocation({
+            synchronizer: payload.synchronizer,
+            onboardingTransactions: payload.onboardingTransactions,
+            multiHashSignatures: payload.multiHashSignatures,
+            localParticipantUid: LedgerApi.participantUid(participant)
+          }),
+          fromExternalError
+        )
+        yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
+        return yield* Either.mapLeft(
+          LedgerApi.hostExternalParty(engine.network, engine.topology, verified, engine.clock.now, payload.synchronizer === "" ? undefined : payload.synchronizer),
+          (error): HandlerError =>
+            error._tag === "PartyAlreadyExists" ? partyExists(error) : invalidBody("onboardingTransactions", error.message)
+        )
+      })
+    )
+    yield* grantActAs(payload.userId, partyId)
+    return { partyId }
+  })
+
 const ledger = Surfaces.ledger
 
 export const PARTY_ENDPOINTS = [
@@ -270,140 +407,13 @@ export const PARTY_ENDPOINTS = [
 ] as const
 
 export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
-    Layer.mergeAll(
-      bind(ledger, ListKnownParties, ({ urlParams }) =>
-        Effect.gen(function* () {
-          yield* requireAdmin(urlParams["identity-provider-id"])
-          const pageSize = Math.min(urlParams.pageSize === undefined || urlParams.pageSize === 0 ? MAX_PARTIES_PAGE_SIZE : urlParams.pageSize, MAX_PARTIES_PAGE_SIZE)
-          const page = yield* run(node, (_engine, participant) =>
-            Either.right(LedgerApi.knownPartiesPage(participant, { filter: urlParams["filter-party"] ?? "", after: urlParams.pageToken ?? "", pageSize }))
-          )
-          const records = yield* partyRecords
-          const idp = urlParams["identity-provider-id"] ?? ""
-          return {
-            partyDetails: page.parties.map((p) => details(p, records, idp)),
-            nextPageToken: page.next ?? ""
-          }
-        })
-      ),
-      bind(ledger, AllocateParty, ({ payload }) =>
-        Effect.gen(function* () {
-          yield* requireAdmin(payload.identityProviderId)
-          const hint = payload.partyIdHint ?? ""
-          if (hint !== "" && !isPartyHint(hint)) {
-            return yield* Effect.fail(invalidBody("partyIdHint", `"${hint}" is not a valid party hint (1 to 185 letters, digits, '_', '-', '.')`))
-          }
-          yield* checkUser(payload.userId)
-          const party = yield* run(node, (engine, participant) =>
-            Either.gen(function* () {
-              if (payload.synchronizerId !== undefined && payload.synchronizerId !== "") {
-                yield* knownSynchronizer(engine, payload.synchronizerId, "synchronizerId")
-              }
-              const synchronizerId = payload.synchronizerId !== undefined && payload.synchronizerId !== "" ? payload.synchronizerId : undefined
-              return yield* Either.mapLeft(LedgerApi.allocateLedgerParty(participant, hint, engine.clock.now, synchronizerId), partyExists)
-            })
-          )
-          yield* grantActAs(payload.userId, party)
-          return { partyDetails: details({ party, isLocal: true, external: false }) }
-        })
-      ),
-      bind(ledger, GetParticipantId, () =>
-        run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantId(participant) }))
-      ),
-      bind(ledger, GetParties, ({ path, urlParams }) =>
-        Effect.gen(function* () {
-          yield* requireAdmin(urlParams["identity-provider-id"])
-          const wanted = new Set([path.party, ...(urlParams.parties ?? [])])
-          const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownPartiesOf(participant)))
-          const records = yield* partyRecords
-          const idp = urlParams["identity-provider-id"] ?? ""
-          return { partyDetails: all.filter((p) => wanted.has(p.party)).map((p) => details(p, records, idp)) }
-        })
-      ),
-      bind(ledger, UpdatePartyDetails, ({ path, payload }) =>
-        Effect.gen(function* () {
-          const requested = payload.partyDetails
-          if (requested.party !== "" && requested.party !== path.party) {
-            return yield* Effect.fail(invalidBody("partyDetails.party", `"${requested.party}" is not the party of the path "${path.party}"`))
-          }
-          const identityProviderId = requested.identityProviderId ?? ""
-          yield* requireAdmin(identityProviderId)
-          const facts = yield* run(node, (_engine, participant) =>
-            Either.right(LedgerApi.knownPartiesOf(participant).find((p) => p.party === path.party))
-          )
-          const users = yield* Admin.UserManagement
-          const record = yield* users.updatePartyDetails(
-            {
-              party: path.party,
-              isLocal: requested.isLocal,
-              localMetadata: requested.localMetadata,
-              identityProviderId,
-              updateMask: payload.updateMask.paths ?? []
-            },
-            facts === undefined ? undefined : { isLocal: facts.isLocal }
-          )
-          return {
-            partyDetails: {
-              party: path.party,
-              isLocal: facts?.isLocal ?? false,
-              localMetadata: record.metadata,
-              identityProviderId: record.identityProviderId
-            }
-          }
-        })
-      ),
-      bind(ledger, GenerateExternalPartyTopology, ({ payload }) =>
-        run(node, (engine, participant) =>
-          Either.gen(function* () {
-            const generated = yield* Either.mapLeft(
-              External.generateExternalPartyTopology({
-                synchronizerId: payload.synchronizer,
-                partyHint: payload.partyHint,
-                publicKey: payload.publicKey,
-                localParticipantUid: LedgerApi.participantUid(participant),
-                localParticipantObservationOnly: payload.localParticipantObservationOnly,
-                otherConfirmingParticipantUids: payload.otherConfirmingParticipantUids,
-                confirmationThreshold: payload.confirmationThreshold,
-                observingParticipantUids: payload.observingParticipantUids
-              }),
-              fromExternalError
-            )
-            yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
-            return {
-              partyId: generated.partyId,
-              publicKeyFingerprint: generated.publicKeyFingerprint,
-              topologyTransactions: generated.topologyTransactions,
-              multiHash: generated.multiHash
-            }
-          })
-        )
-      ),
-      bind(ledger, AllocateExternalParty, ({ payload }) =>
-        Effect.gen(function* () {
-          yield* requireAdmin(payload.identityProviderId)
-          yield* checkUser(payload.userId)
-          const partyId = yield* run(node, (engine, participant) =>
-            Either.gen(function* () {
-              const verified = yield* Either.mapLeft(
-                External.verifyExternalPartyAllocation({
-                  synchronizer: payload.synchronizer,
-                  onboardingTransactions: payload.onboardingTransactions,
-                  multiHashSignatures: payload.multiHashSignatures,
-                  localParticipantUid: LedgerApi.participantUid(participant)
-                }),
-                fromExternalError
-              )
-              yield* knownSynchronizer(engine, payload.synchronizer, "synchronizer")
-              return yield* Either.mapLeft(
-                LedgerApi.hostExternalParty(engine.network, engine.topology, verified, engine.clock.now, payload.synchronizer === "" ? undefined : payload.synchronizer),
-                (error): HandlerError =>
-                  error._tag === "PartyAlreadyExists" ? partyExists(error) : invalidBody("onboardingTransactions", error.message)
-              )
-            })
-          )
-          yield* grantActAs(payload.userId, partyId)
-          return { partyId }
-        })
-      )
-    )
+  Layer.mergeAll(
+    bind(ledger, ListKnownParties, ({ urlParams }) => listKnownParties(node, urlParams)),
+    bind(ledger, AllocateParty, ({ payload }) => allocateParty(node, payload)),
+    bind(ledger, GetParticipantId, () => run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantId(participant) }))),
+    bind(ledger, GetParties, ({ path, urlParams }) => getParties(node, path.party, urlParams)),
+    bind(ledger, UpdatePartyDetails, ({ path, payload }) => updatePartyDetails(node, path, payload)),
+    bind(ledger, GenerateExternalPartyTopology, ({ payload }) => generateExternalPartyTopology(node, payload)),
+    bind(ledger, AllocateExternalParty, ({ payload }) => allocateExternalParty(node, payload))
   )
+)

@@ -173,15 +173,14 @@ const activeContractsPage = (node: LedgerNode, request: typeof GetActiveContract
     return yield* read(node, (engine, participant): Either.Either<typeof JsGetActiveContractsPageResponse.Type, HandlerError> =>
       Either.gen(function* () {
         const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, "eventFormat"), fromResolution)
-        const logic = participant.logic
-        const offset = token?.offset ?? request.activeAtOffset ?? logic.ledgerEnd
-        const offsets = LedgerApi.checkOffsets(logic, offset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
-        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
-        const page = LedgerApi.activeContractsPage(logic, offset, resolved, token?.at ?? 0, maxItems)
+        const page = yield* Either.mapLeft(
+          LedgerApi.activeContractsPage(participant, { activeAtOffset: token?.offset ?? request.activeAtOffset, format: resolved, from: token?.at ?? 0, maxItems }),
+          offsetAfterLedgerEnd
+        )
         return {
-          activeAtOffset: offset,
+          activeAtOffset: page.activeAtOffset,
           activeContracts: page.contracts.map(renderActiveContract),
-          ...(page.next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "active-contracts", at: page.next, offset, request: digest }) })
+          ...(page.next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "active-contracts", at: page.next, offset: page.activeAtOffset, request: digest }) })
         }
       })
     )
@@ -220,9 +219,8 @@ const readActiveContracts = (node: LedgerNode, payload: typeof GetActiveContract
       (engine, participant): Either.Either<{ readonly engine: EngineInstance; readonly contracts: ReadonlyArray<LedgerApi.ActiveContractView> }, HandlerError> =>
         Either.gen(function* () {
           const resolved = yield* Either.mapLeft(LedgerApi.resolveEventFormat(LedgerApi.knownPackages(engine.network), format, field), fromResolution)
-          const offsets = LedgerApi.checkOffsets(participant.logic, payload.activeAtOffset, undefined, { begin: "activeAtOffset", end: "activeAtOffset" })
-          if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
-          return { engine, contracts: LedgerApi.activeContractsAt(participant.logic, payload.activeAtOffset, resolved).slice(0, elementsLimit) }
+          const contracts = yield* Either.mapLeft(LedgerApi.activeContractsSnapshot(participant, payload.activeAtOffset, resolved, elementsLimit), offsetAfterLedgerEnd)
+          return { engine, contracts }
         })
     )
   })

@@ -232,15 +232,16 @@ const setupStream = (node: LedgerNode, request: GetUpdatesRequest, mode: StreamM
           }),
           fromResolution
         )
-        const offsets = LedgerApi.checkOffsets(participant.logic, request.beginExclusive, request.endInclusive)
-        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
-        const first = LedgerApi.readUpdates(participant.logic, {
-          beginExclusive: request.beginExclusive,
-          endInclusive: request.endInclusive,
-          descending: request.descendingOrder ?? false,
-          maxItems,
-          format: resolved
-        })
+        const first = yield* Either.mapLeft(
+          LedgerApi.openUpdates(participant, {
+            beginExclusive: request.beginExclusive,
+            endInclusive: request.endInclusive,
+            descending: request.descendingOrder ?? false,
+            maxItems,
+            format: resolved
+          }),
+          offsetAfterLedgerEnd
+        )
         return { engine, participant, format: resolved, first }
       })
     )
@@ -273,9 +274,8 @@ const listUpdates = <A>(
         if (now - idleSince >= wait) break
         yield* Effect.sleep(Math.max(1, Math.min(settings.pollMillis, wait - (now - idleSince))))
         if ((yield* node.runtime.engine) !== setup.engine) break
-        const logic = setup.participant.logic
-        if (logic.ledgerEnd <= scannedTo) continue
-        const more = LedgerApi.readUpdates(logic, {
+        if (LedgerApi.ledgerEnd(setup.participant) <= scannedTo) continue
+        const more = LedgerApi.readUpdates(setup.participant, {
           beginExclusive: scannedTo,
           descending: false,
           maxItems: elementsLimit - items.length,
@@ -308,9 +308,8 @@ const subscribe = (node: LedgerNode, mode: StreamMode) => {
       }),
     open: ({ request, scannedTo }) => request.descendingOrder !== true && (request.endInclusive === undefined || scannedTo < request.endInclusive),
     more: (stream) => {
-      const logic = stream.setup.participant.logic
-      if (logic.ledgerEnd <= stream.scannedTo) return undefined
-      const more = LedgerApi.readUpdates(logic, {
+      if (LedgerApi.ledgerEnd(stream.setup.participant) <= stream.scannedTo) return undefined
+      const more = LedgerApi.readUpdates(stream.setup.participant, {
         beginExclusive: stream.scannedTo,
         endInclusive: stream.request.endInclusive,
         descending: false,
@@ -336,8 +335,7 @@ const lookupUpdate = (node: LedgerNode, by: { readonly updateId: string } | { re
     const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
       Either.gen(function* () {
         const resolved = yield* resolveFormat(engine, format, "updateFormat")
-        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
-        return yield* Either.mapLeft(found, updateNotFound)
+        return yield* Either.mapLeft(LedgerApi.lookupUpdate(participant, by, resolved), updateNotFound)
       })
     )
     return { update: renderUpdate(view) }
@@ -369,16 +367,12 @@ const lookupTransaction = (
     const transactions = yield* orFail(legacyTransactionFormat(request))
     const format: LedgerApi.UpdateFormat = { transactions, reassignments: undefined, topologyParties: undefined }
     yield* requireReaders(format)
-    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
+    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.TransactionView, HandlerError> =>
       Either.gen(function* () {
         const resolved = yield* resolveFormat(engine, format, "transactionFormat")
-        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
-        return yield* Either.mapLeft(found, updateNotFound)
+        return yield* Either.mapLeft(LedgerApi.lookupTransaction(participant, by, resolved), updateNotFound)
       })
     )
-    if (view.kind !== "transaction") {
-      return yield* Effect.fail(updateNotFound(new LedgerApi.UpdateNotFound("updateId" in by ? { updateId: by.updateId } : { offset: by.offset })))
-    }
     return { transaction: renderTransaction(view) }
   })
 
@@ -390,19 +384,15 @@ const lookupTree = (node: LedgerNode, by: { readonly updateId: string } | { read
         : { filtersByParty: [...new Set(parties)].sort().map((p) => [p, { cumulative: [] }] as const), filtersForAnyParty: undefined, verbose: false }
     const format: LedgerApi.UpdateFormat = { transactions: { eventFormat, shape: "LEDGER_EFFECTS" }, reassignments: undefined, topologyParties: undefined }
     yield* requireReaders(format)
-    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.UpdateView, HandlerError> =>
+    const view = yield* read(node, (engine, participant): Either.Either<LedgerApi.TransactionView, HandlerError> =>
       Either.gen(function* () {
         const resolved = yield* Either.mapLeft(
           LedgerApi.resolveUpdateFormat(LedgerApi.knownPackages(engine.network), format, "parties", { trees: true }),
           fromResolution
         )
-        const found = "updateId" in by ? LedgerApi.updateById(participant.logic, by.updateId, resolved) : LedgerApi.updateByOffset(participant.logic, by.offset, resolved)
-        return yield* Either.mapLeft(found, updateNotFound)
+        return yield* Either.mapLeft(LedgerApi.lookupTransaction(participant, by, resolved), updateNotFound)
       })
     )
-    if (view.kind !== "transaction") {
-      return yield* Effect.fail(updateNotFound(new LedgerApi.UpdateNotFound("updateId" in by ? { updateId: by.updateId } : { offset: by.offset })))
-    }
     return { transaction: renderTree(view) }
   })
 
@@ -428,21 +418,15 @@ const updatesPage = (node: LedgerNode, request: typeof GetUpdatesPageRequest.Typ
     return yield* read(node, (engine, participant): Either.Either<typeof JsGetUpdatesPageResponse.Type, HandlerError> =>
       Either.gen(function* () {
         const resolved = yield* resolveFormat(engine, format, "updateFormat")
-        const logic = participant.logic
-        const offsets = LedgerApi.checkOffsets(logic, begin, end, { begin: "beginOffsetExclusive", end: "endOffsetInclusive" })
-        if (offsets !== undefined) return yield* Either.left(offsetAfterLedgerEnd(offsets))
-        // Descending pages move the upper bound down; ascending ones the lower bound up.
-        const pageBegin = !descending && token !== undefined ? token.at : begin
-        const pageEnd = descending ? (token?.at ?? end ?? logic.ledgerEnd) : (end ?? logic.ledgerEnd)
-        if (pageBegin > logic.ledgerEnd || pageBegin < begin || pageEnd < begin) return yield* Either.left(invalidBody("pageToken", "is not a page token of this node"))
-        const page = LedgerApi.readUpdatesPage(logic, { beginExclusive: pageBegin, endInclusive: pageEnd, descending, maxItems, format: resolved })
-        const tailing = !descending && end === undefined
-        const next = page.more ? (descending ? page.lowestExclusive : page.highestInclusive) : tailing ? page.highestInclusive : undefined
+        const page = yield* Either.mapLeft(
+          LedgerApi.updatesPage(participant, { beginExclusive: begin, endInclusive: end, descending, continueAt: token?.at, maxItems, format: resolved }),
+          (error): HandlerError => (error._tag === "NotAPageToken" ? invalidBody("pageToken", error.message) : offsetAfterLedgerEnd(error))
+        )
         return {
           updates: page.updates.map((u) => ({ update: renderUpdate(u) })),
           lowestPageOffsetExclusive: page.lowestExclusive,
           highestPageOffsetInclusive: page.highestInclusive,
-          ...(next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "updates", at: next, request: digest }) })
+          ...(page.next === undefined ? {} : { nextPageToken: encodePageToken({ v: 1, kind: "updates", at: page.next, request: digest }) })
         }
       })
     )

@@ -38,9 +38,7 @@ export const renderOptions = (view: ScanView, encoding: ScanApi.ValueEncoding): 
 })
 
 /** The registry's view of the DSO's contracts (sv1's ACS). */
-export const registryContext = (view: ScanView): ScanApi.RegistryContext => ({
-  logic: view.sv.participant.logic,
-  registry: view.engine.network.registry,
-  dso: view.engine.network.dso,
-  now: view.now
-})
+export const registryContext = (view: ScanView): ScanApi.RegistryContext => ScanApi.registryContextOf(view.engine.network, view.sv, view.now)
+
+/** The DSO's contracts of a template on the scan's node (the upstream reads and the scan proxy). */
+export const dsoContracts = (view: ScanView, reference: string): ReadonlyArray<ScanApi.DsoContract> => ScanApi.dsoContractsOf(view.engine.network, view.sv, reference)

@@ -363,7 +363,7 @@ const encodingOf = (query: {
 
 const rulesUpdate = (reference: string, cachedContractId: string | undefined, operation: string) =>
   withScan(operation, (view) =>
-    ScanReads.maybeCachedRules(view.sv.participant.logic, view.engine.network.registry, view.engine.network.dso, reference, cachedContractId)
+    ScanReads.maybeCachedRules(view.engine.network, view.sv, reference, cachedContractId)
   )
 
 // Request checks run inside withScan: a node without an engine answers 501 to every request.
@@ -435,7 +435,7 @@ export const ScanRoutes = Layer.mergeAll(
   bind(Surfaces.scan, LookupTransferPreapprovalByParty, ({ path }) =>
     Effect.map(
       withScan("GET /api/scan/v0/transfer-preapprovals/by-party", (view) =>
-        ScanReads.transferPreapprovalByParty(view.sv.participant.logic, view.engine.network.registry, path.party)
+        ScanReads.transferPreapprovalByParty(view.engine.network, view.sv, path.party)
       ),
       (contract) => ({ transfer_preapproval: contract })
     )
@@ -445,7 +445,7 @@ export const ScanRoutes = Layer.mergeAll(
     withScan("GET /api/scan/v0/voterequests", (view) =>
       Effect.gen(function* () {
         const contractId = yield* requireContractId("vote_request_contract_id", path.vote_request_contract_id)
-        const contract = yield* ScanReads.voteRequestById(view.sv.participant.logic, view.engine.network.registry, view.engine.network.dso, contractId)
+        const contract = yield* ScanReads.voteRequestById(view.engine.network, view.sv, contractId)
         return { dso_rules_vote_request: contract }
       })
     )
@@ -454,7 +454,7 @@ export const ScanRoutes = Layer.mergeAll(
   bind(Surfaces.scan, LookupFeaturedAppRight, ({ path }) =>
     Effect.map(
       withScan("GET /api/scan/v0/featured-apps/by-contract-id", (view) =>
-        Effect.sync(() => ScanReads.featuredAppRightById(view.sv.participant.logic, path.contract_id))
+        Effect.sync(() => ScanReads.featuredAppRightById(view.sv, path.contract_id))
       ),
       (contract) => (contract === undefined ? {} : { featured_app_right: contract })
     )

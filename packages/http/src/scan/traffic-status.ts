@@ -28,19 +28,7 @@ export const TrafficStatusGroup = HttpApiGroup.make("trafficStatus").add(GetMemb
 export const TrafficStatusRoutes = Layer.mergeAll(
   bind(Surfaces.scan, GetMemberTrafficStatus, ({ path }) =>
     withScan("GET /api/scan/v0/domains/{domain_id}/members/{member_id}/traffic-status", (view) => {
-      const network = view.engine.network
-      const status = ScanReads.memberTrafficStatus(
-        {
-          synchronizers: network.synchronizers,
-          topology: network.topology,
-          initialExtraTraffic: network.config.initialExtraTraffic,
-          logic: view.sv.participant.logic,
-          registry: network.registry,
-          dso: network.dso
-        },
-        path.domain_id,
-        path.member_id
-      )
+      const status = ScanReads.memberTrafficStatus(view.engine.network, view.sv, path.domain_id, path.member_id)
       return Effect.map(status, (s) => ({
         traffic_status: { actual: { total_consumed: s.totalConsumed, total_limit: s.totalLimit }, target: { total_purchased: s.totalPurchased } }
       }))

@@ -15,7 +15,7 @@
  *   administration admin.ts (/v0/admin/...)
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import type { MintingDelegationPayload, Outcome, WalletError, WalletTypes } from "@sandnet/engine"
+import type { Outcome, WalletError } from "@sandnet/engine"
 import { Effect, Layer } from "effect"
 import { annotateEndpoint, bind, surfaceNotFound, Surfaces } from "../surface.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
@@ -198,9 +198,6 @@ const read = <A>(f: (view: WalletView, user: string) => Effect.Effect<A, WalletE
 const command = <A>(f: (view: WalletView, user: string) => Effect.Effect<Outcome<A>, WalletError>) =>
   Effect.flatMap(walletUser, (user) => walletCommand((view) => f(view, user)))
 
-const withHosted = <P>(view: WalletView, contracts: ReadonlyArray<WalletTypes.ListMintingDelegationsResponse["delegations"][number]>, beneficiary: (payload: P) => string) =>
-  contracts.map((contract) => ({ contract, beneficiary_hosted: view.node.participant.logic.hosts(beneficiary(contract.payload as unknown as P)) }))
-
 const notOnboarded = { party_id: "", user_onboarded: false, user_wallet_installed: false, has_featured_app_right: false }
 
 const WalletHandlers = Layer.mergeAll(
@@ -237,14 +234,7 @@ const WalletHandlers = Layer.mergeAll(
   bind(w, AcceptTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "accept"))),
   bind(w, RejectTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "reject"))),
   bind(w, WithdrawTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "withdraw"))),
-  bind(w, ListMintingDelegationProposals, ({ urlParams }) =>
-    read((view, user) =>
-      Effect.map(view.wallet.listMintingDelegationProposals(user, urlParams), (page) => ({
-        proposals: withHosted<{ delegation: MintingDelegationPayload }>(view, page.proposals, (p) => p.delegation.beneficiary),
-        ...(page.next_page_token === undefined ? {} : { next_page_token: page.next_page_token })
-      }))
-    )
-  ),
+  bind(w, ListMintingDelegationProposals, ({ urlParams }) => read((view, user) => view.wallet.listMintingDelegationProposals(user, urlParams))),
   bind(w, AcceptMintingDelegationProposal, ({ path }) =>
     command((view, user) =>
       Effect.map(view.node.decideMintingDelegationProposal(user, path.contract_id, "accept"), (outcome) =>
@@ -253,14 +243,7 @@ const WalletHandlers = Layer.mergeAll(
     )
   ),
   bind(w, RejectMintingDelegationProposal, ({ path }) => Effect.asVoid(command((view, user) => view.node.decideMintingDelegationProposal(user, path.contract_id, "reject")))),
-  bind(w, ListMintingDelegations, ({ urlParams }) =>
-    read((view, user) =>
-      Effect.map(view.wallet.listMintingDelegations(user, urlParams), (page) => ({
-        delegations: withHosted<MintingDelegationPayload>(view, page.delegations, (p) => p.beneficiary),
-        ...(page.next_page_token === undefined ? {} : { next_page_token: page.next_page_token })
-      }))
-    )
-  ),
+  bind(w, ListMintingDelegations, ({ urlParams }) => read((view, user) => view.wallet.listMintingDelegations(user, urlParams))),
   bind(w, RejectMintingDelegation, ({ path }) => command((view, user) => view.node.rejectMintingDelegation(user, path.contract_id))),
   bind(w, Register, () =>
     Effect.gen(function* () {

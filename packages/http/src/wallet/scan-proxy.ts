@@ -16,8 +16,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Layer, Schema } from "effect"
 import { Contract, ContractWithState } from "../scan/index.ts"
-import { withScan, type ScanView } from "../scan/engine.ts"
-import { byRoundNumber, contractsOfTemplate, UpstreamTemplates, withState } from "../scan/upstream/reads.ts"
+import { dsoContracts, withScan } from "../scan/engine.ts"
+import { byRoundNumber, UpstreamTemplates, withState } from "../scan/upstream/reads.ts"
 import { bind, Surfaces } from "../surface.ts"
 
 export const GetDsoPartyIdProxy = HttpApiEndpoint.get("getDsoPartyIdProxy", "/v0/scan-proxy/dso-party-id").addSuccess(
@@ -56,9 +56,6 @@ const SCAN_PROXY_REGISTRY = "/api/validator/v0/scan-proxy/registry/"
 export const scanProxyRegistryPath = (url: string): string =>
   url.startsWith(SCAN_PROXY_REGISTRY) ? `/registry/${url.slice(SCAN_PROXY_REGISTRY.length)}` : url
 
-const dsoContracts = (view: ScanView, reference: string) =>
-  contractsOfTemplate(view.sv.participant.logic, view.engine.network.registry, reference, view.engine.network.dso)
-
 const wallet = Surfaces.wallet
 
 export const ScanProxyRoutes = Layer.mergeAll(
@@ -87,7 +84,7 @@ export const ScanProxyRoutes = Layer.mergeAll(
   bind(wallet, LookupTransferPreapprovalByPartyProxy, ({ path }) =>
     Effect.map(
       withScan("GET /api/validator/v0/scan-proxy/transfer-preapprovals/by-party", (view) =>
-        ScanReads.transferPreapprovalByParty(view.sv.participant.logic, view.engine.network.registry, path.party)
+        ScanReads.transferPreapprovalByParty(view.engine.network, view.sv, path.party)
       ),
       (contract) => ({ transfer_preapproval: contract })
     )

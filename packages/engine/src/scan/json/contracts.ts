@@ -8,8 +8,7 @@
  */
 import { Either } from "effect"
 import { toIso, type ActiveContract, type Json, type PartyId } from "@sandnet/core"
-import type { TemplateRegistry } from "../../ledger/template.ts"
-import type { ParticipantLogic } from "../../participant/index.ts"
+import type { CoinNetwork, SuperValidatorNode } from "../../coin-network.ts"
 import { createdEventBlob } from "../../queries/created-event-blob.ts"
 import {
   activeOf,
@@ -70,33 +69,32 @@ export const renderMaybeCached = (current: KnownContract, cachedContractId: stri
   return createdOf(current).contractId === cachedContractId ? (state.domain_id === undefined ? {} : { domain_id: state.domain_id }) : state
 }
 
-/** S4, S5: the current rules contract (ExternalPartyCoinRules, AnsRules), in its caching form. */
+/** S4, S5: the current rules contract (ExternalPartyCoinRules, AnsRules) on the scan's node, in its caching form. */
 export const maybeCachedRules = (
-  logic: ParticipantLogic,
-  registry: TemplateRegistry,
-  dso: PartyId,
+  network: CoinNetwork,
+  sv: SuperValidatorNode,
   reference: string,
   cachedContractId: string | undefined
 ): Either.Either<MaybeCachedContractWithStateJson, DsoContractNotFound> =>
-  Either.map(currentRules(logic, registry, dso, reference), (current) => renderMaybeCached(current, cachedContractId))
+  Either.map(currentRules(sv.participant.logic, network.registry, network.dso, reference), (current) => renderMaybeCached(current, cachedContractId))
 
 /** S6: the TransferPreapproval whose receiver is `party`, with its state. */
 export const transferPreapprovalByParty = (
-  logic: ParticipantLogic,
-  registry: TemplateRegistry,
+  network: CoinNetwork,
+  sv: SuperValidatorNode,
   party: PartyId
-): Either.Either<ContractWithStateJson, TransferPreapprovalNotFound> => Either.map(transferPreapprovalOf(logic, registry, party), renderContractWithState)
+): Either.Either<ContractWithStateJson, TransferPreapprovalNotFound> =>
+  Either.map(transferPreapprovalOf(sv.participant.logic, network.registry, party), renderContractWithState)
 
 /** S7: a VoteRequest by contract id or tracking id. */
 export const voteRequestById = (
-  logic: ParticipantLogic,
-  registry: TemplateRegistry,
-  dso: PartyId,
+  network: CoinNetwork,
+  sv: SuperValidatorNode,
   contractId: string
-): Either.Either<ContractJson, VoteRequestNotFound> => Either.map(voteRequestOf(logic, registry, dso, contractId), renderContract)
+): Either.Either<ContractJson, VoteRequestNotFound> => Either.map(voteRequestOf(sv.participant.logic, network.registry, network.dso, contractId), renderContract)
 
 /** S8: a FeaturedAppRight by contract id (undefined when there is none). */
-export const featuredAppRightById = (logic: ParticipantLogic, contractId: string): ContractJson | undefined => {
-  const contract = featuredAppRightOf(logic, contractId)
+export const featuredAppRightById = (sv: SuperValidatorNode, contractId: string): ContractJson | undefined => {
+  const contract = featuredAppRightOf(sv.participant.logic, contractId)
   return contract === undefined ? undefined : renderContract(contract)
 }

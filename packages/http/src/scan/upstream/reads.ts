@@ -1,13 +1,12 @@
 /**
- * The reads behind the upstream scan endpoints that the spec does not name (routes.ts):
- * the DSO's contracts of a template on the scan's participant (rounds, rules, featured apps, vote
- * requests) and the scan's history in (migration id, record time) order. They read the first super
- * validator's scan and participant through the engine's public objects and render with the
- * engine's scan renderers (ScanApi), so contracts and updates look exactly as on the spec's
- * endpoints.
+ * The reads behind the upstream scan endpoints that the spec does not name (routes.ts): the
+ * order and rendering of the DSO's contracts of a template (rounds, rules, featured apps, vote
+ * requests), which the engine lists (ScanApi.dsoContractsOf), and the scan's history in
+ * (migration id, record time) order. They render with the engine's scan renderers (ScanApi), so
+ * contracts and updates look exactly as on the spec's endpoints.
  */
-import type { ActiveContract, CommittedLedgerUpdate, Micros, PartyId } from "@sandnet/core"
-import { ScanApi as ScanReads, type ParticipantLogic, type ScanStore, type TemplateRegistry } from "@sandnet/engine"
+import type { CommittedLedgerUpdate, Micros } from "@sandnet/core"
+import { ScanApi as ScanReads, type ScanStore } from "@sandnet/engine"
 
 /** Package-name references of the templates these reads serve, beyond the spec's (ScanTemplates). */
 export const UpstreamTemplates = {
@@ -21,29 +20,8 @@ export const UpstreamTemplates = {
   voteRequest: ScanReads.ScanTemplates.voteRequest
 } as const
 
-export interface DsoContract {
-  readonly contract: ActiveContract
-  /** Absent while the contract is being reassigned. */
-  readonly synchronizerId: string | undefined
-}
-
-/**
- * The contracts of a template (every package version) that `party` is a stakeholder of, active
- * and in flight, in ACS order (oldest first), then the in-flight ones.
- */
-export const contractsOfTemplate = (logic: ParticipantLogic, registry: TemplateRegistry, reference: string, party: PartyId): ReadonlyArray<DsoContract> => {
-  const templateIds = registry.all().filter((t) => t.nameReference === reference).map((t) => t.templateId)
-  const out: Array<DsoContract> = []
-  for (const templateId of templateIds) {
-    for (const contract of logic.acs.ofTemplate(templateId, party)) out.push({ contract, synchronizerId: contract.synchronizerId })
-  }
-  for (const entry of logic.acs.inFlightContracts()) {
-    const created = entry.contract.created
-    const stakeholder = created.signatories.includes(party) || created.observers.includes(party)
-    if (stakeholder && templateIds.includes(created.templateId)) out.push({ contract: entry.contract, synchronizerId: undefined })
-  }
-  return out
-}
+/** A DSO contract of the scan's node, with its synchronizer (absent while it is being reassigned): ScanApi.dsoContractsOf. */
+export type DsoContract = ScanReads.DsoContract
 
 /** ContractWithState as scan renders it. */
 export const withState = (c: DsoContract): ScanReads.ContractWithStateJson => ({

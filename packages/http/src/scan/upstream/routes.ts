@@ -7,7 +7,7 @@ import { parseIso } from "@sandnet/core"
 import { ScanApi as ScanReads, requiredNumVotes } from "@sandnet/engine"
 import { Effect, Either, Layer } from "effect"
 import { InvalidRequest } from "../../errors.ts"
-import { renderOptions, withScan, type ScanView } from "../engine.ts"
+import { dsoContracts, renderOptions, withScan, type ScanView } from "../engine.ts"
 import { bind, Surfaces } from "../../surface.ts"
 import {
   GetClosedRounds,
@@ -19,12 +19,9 @@ import {
   ListFeaturedAppRights,
   ListVoteRequests
 } from "./endpoints.ts"
-import { byRoundNumber, contractsOfTemplate, eventIdsAfter, maybeCachedMap, updatesAfter, UpstreamTemplates, withState, type HistoryKey } from "./reads.ts"
+import { byRoundNumber, eventIdsAfter, maybeCachedMap, updatesAfter, UpstreamTemplates, withState, type HistoryKey } from "./reads.ts"
 
 const scan = Surfaces.scan
-
-const dsoContracts = (view: ScanView, reference: string) =>
-  contractsOfTemplate(view.sv.participant.logic, view.engine.network.registry, reference, view.engine.network.dso)
 
 const requireOne = (view: ScanView, reference: string) => {
   const found = dsoContracts(view, reference).at(-1)
