@@ -38,11 +38,14 @@ const reads = async (): Promise<ReadonlyArray<Read>> => {
   const featured = (await scan("/v0/featured-apps")).json as { featured_apps: ReadonlyArray<{ contract_id: string }> }
   const snapshot = (await scan(`/v0/history/bulk/acs?at_or_before_record_time=${encodeURIComponent(last.record_time)}`)).json as { record_time: string }
   const overview = (await call(`${node.url}/sandnet/overview`)).json as { synchronizers: ReadonlyArray<{ synchronizer_id: string }>; nodes: ReadonlyArray<{ participant_id: string }> }
+  const rounds = (await scan("/v0/open-and-issuing-mining-rounds", NO_CACHE)).json as { open_mining_rounds: Record<string, unknown> }
+  const cachedRound = { ...NO_CACHE, cached_open_mining_round_contract_ids: Object.keys(rounds.open_mining_rounds).slice(0, 1) }
   const party = encodeURIComponent(alice)
   return [
     s("get", "/v0/dso", "/v0/dso"),
     s("get", "/v0/dso-party-id", "/v0/dso-party-id"),
     s("post", "/v0/open-and-issuing-mining-rounds", "/v0/open-and-issuing-mining-rounds", NO_CACHE),
+    { ...s("post", "/v0/open-and-issuing-mining-rounds", "/v0/open-and-issuing-mining-rounds", cachedRound), name: "POST /api/scan/v0/open-and-issuing-mining-rounds (one cached)" },
     s("get", "/v0/closed-rounds", "/v0/closed-rounds"),
     s("get", "/v0/featured-apps", "/v0/featured-apps"),
     s("get", "/v0/featured-apps/by-contract-id/{contract_id}", `/v0/featured-apps/by-contract-id/${encodeURIComponent(featured.featured_apps[0]!.contract_id)}`),
