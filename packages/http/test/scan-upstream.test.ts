@@ -5,7 +5,9 @@
  * Splice's scan and scan-proxy OpenAPI documents (upstream-types.ts). Also: paging of /v2/updates and
  * /v0/events by (migration id, record time), and the cached-contract semantics of the rounds endpoint.
  */
-import { micros } from "@sandnet/core"
+import { Effect } from "effect"
+import { micros, type ContractId, type PartyId } from "@sandnet/core"
+import { Commands, DsoRules_RequestVote } from "@sandnet/engine"
 import { rmSync } from "node:fs"
 import { dirname } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -40,6 +42,7 @@ const reads = async (): Promise<ReadonlyArray<Read>> => {
   const overview = (await call(`${node.url}/sandnet/overview`)).json as { synchronizers: ReadonlyArray<{ synchronizer_id: string }>; nodes: ReadonlyArray<{ participant_id: string }> }
   const rounds = (await scan("/v0/open-and-issuing-mining-rounds", NO_CACHE)).json as { open_mining_rounds: Record<string, unknown> }
   const cachedRound = { ...NO_CACHE, cached_open_mining_round_contract_ids: Object.keys(rounds.open_mining_rounds).slice(0, 1) }
+  const votes = (await scan("/v0/admin/sv/voterequests")).json as { dso_rules_vote_requests: ReadonlyArray<{ contract_id: string }> }
   const party = encodeURIComponent(alice)
   return [
     s("get", "/v0/dso", "/v0/dso"),
@@ -50,6 +53,7 @@ const reads = async (): Promise<ReadonlyArray<Read>> => {
     s("get", "/v0/featured-apps", "/v0/featured-apps"),
     s("get", "/v0/featured-apps/by-contract-id/{contract_id}", `/v0/featured-apps/by-contract-id/${encodeURIComponent(featured.featured_apps[0]!.contract_id)}`),
     s("get", "/v0/admin/sv/voterequests", "/v0/admin/sv/voterequests"),
+    s("get", "/v0/voterequests/{vote_request_contract_id}", `/v0/voterequests/${votes.dso_rules_vote_requests[0]!.contract_id}`),
     s("post", "/v0/admin/sv/voteresults", "/v0/admin/sv/voteresults", { limit: 50 }),
     s("post", "/v2/updates", "/v2/updates", { page_size: 1000 }),
     s("get", "/v1/updates/{update_id}", `/v1/updates/${last.update_id}`),
@@ -88,6 +92,26 @@ const samples = async (): Promise<ReadonlyArray<Sample>> => {
 
 const mismatchesOf = (checked: ReturnType<typeof checkUpstreamTypes>) => checked.mismatches.map((m) => `${m.sample} | ${m.line} | ${m.message}`)
 
+/** sv1 asks the DSO to feature alice: a VoteRequest for the vote reads to list (no HTTP surface files one). */
+const requestVote = async (name: string) => {
+  const dso = (await scan("/v0/dso")).json as { sv_party_id: string; dso_rules: { contract: { contract_id: string } } }
+  const sv1 = dso.sv_party_id as PartyId
+  const request = {
+    actAs: [sv1],
+    commandId: `scan-upstream-vote-${name}`,
+    commands: [
+      Commands.exercise(DsoRules_RequestVote, dso.dso_rules.contract.contract_id as ContractId, {
+        requester: sv1,
+        action: { tag: "ARC_DsoRules", value: { dsoAction: { tag: "SRARC_GrantFeaturedAppRight", value: { provider: alice } } } },
+        reason: { url: "https://example.com", body: `feature alice (${name})` },
+        voteRequestTimeout: null,
+        targetEffectiveAt: null
+      })
+    ]
+  }
+  await Effect.runPromise(node.runtime.run((engine) => Effect.asVoid(Effect.orDie(engine.network.superValidators[0]!.participant.submit(request)))))
+}
+
 beforeAll(async () => {
   node = await startWalletNode()
   alice = await onboard(node, "alice")
@@ -96,8 +120,10 @@ beforeAll(async () => {
   await tapFor(node, aliceToken, "5")
   ok(await wallet(node, "POST", "/v0/wallet/transfer-preapproval", aliceToken))
   ok(await wallet(node, "POST", "/v0/wallet/self-grant-feature-app-right", aliceToken))
-  await node.advance(micros.minutes(90)) // closes rounds and takes an hourly ACS snapshot
+  await requestVote("expired")
+  await node.advance(micros.minutes(90)) // closes rounds, takes an hourly ACS snapshot, lets the vote expire
   await tapFor(node, aliceToken, "1")
+  await requestVote("open")
 })
 afterAll(() => node.close())
 
@@ -106,7 +132,7 @@ describe("upstream's response types", () => {
     const fetched = await samples()
     const nonEmpty = (sample: string, field: string) => (fetched.find((f) => f.name.endsWith(sample))!.body as Record<string, ReadonlyArray<unknown>>)[field]!.length
     // Empty lists would type-check vacuously: the samples hold what they list.
-    expect([nonEmpty("/v0/closed-rounds", "rounds"), nonEmpty("/v0/featured-apps", "featured_apps"), nonEmpty("/v2/updates", "transactions"), nonEmpty("/v0/events", "events")]).not.toContain(0)
+    expect([nonEmpty("/v0/closed-rounds", "rounds"), nonEmpty("/v0/featured-apps", "featured_apps"), nonEmpty("/v0/admin/sv/voterequests", "dso_rules_vote_requests"), nonEmpty("/v0/admin/sv/voteresults", "dso_rules_vote_results"), nonEmpty("/v2/updates", "transactions"), nonEmpty("/v0/events", "events")]).not.toContain(0)
     const checked = checkUpstreamTypes(fetched)
     expect(mismatchesOf(checked), `type-checked ${checked.file}`).toEqual([])
   })
