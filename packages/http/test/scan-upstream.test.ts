@@ -2,8 +2,9 @@
  * The upstream scan reads (src/scan/upstream, and the validator's scan proxy) answer in upstream's
  * shapes: every read the pages and the Wallet SDK use is fetched from a running node and its body
  * type-checked against the response type that `@canton-network/core-splice-client` generates from
- * Splice's scan and scan-proxy OpenAPI documents (upstream-types.ts). Also: paging of /v2/updates and
- * /v0/events by (migration id, record time), and the cached-contract semantics of the rounds endpoint.
+ * Splice's scan and scan-proxy OpenAPI documents (upstream-types.ts), on a node speaking the spec's
+ * names and on one speaking LocalNet's. Also: paging of /v2/updates and /v0/events by (migration id,
+ * record time), and the cached-contract semantics of the rounds endpoint.
  */
 import { Effect } from "effect"
 import { micros, type ContractId, type PartyId } from "@sandnet/core"
@@ -15,17 +16,25 @@ import { call } from "./support.ts"
 import { checkUpstreamTypes, type Sample } from "./upstream-types.ts"
 import { ok, onboard, startWalletNode, tapFor, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
 
+/** A node with alice's coin, preapproval and featured app right, closed rounds, an ACS snapshot and vote requests. */
+interface Fixture {
+  readonly node: WalletTestNode
+  readonly alice: string
+}
+
 let node: WalletTestNode
 let alice: string
-let aliceToken: string
 
-const scan = (path: string, body?: unknown) => call(`${node.url}/api/scan${path}`, body === undefined ? {} : { body })
+const scanOn = (f: Fixture) => (path: string, body?: unknown) => call(`${f.node.url}/api/scan${path}`, body === undefined ? {} : { body })
+const scan = (path: string, body?: unknown) => scanOn({ node, alice })(path, body)
 const NO_CACHE = { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] }
 
 type Read = Omit<Sample, "body"> & { readonly url: string; readonly token?: string; readonly request?: unknown }
 
 /** The reads, with their upstream operation: the scan's under /api/scan, the proxy's under /api/validator. */
-const reads = async (): Promise<ReadonlyArray<Read>> => {
+const reads = async (f: Fixture): Promise<ReadonlyArray<Read>> => {
+  const { node, alice } = f
+  const scan = scanOn(f)
   const s = (method: "get" | "post", path: string, url: string, request?: unknown): Read => ({
     name: `${method.toUpperCase()} /api/scan${url}`,
     document: "Scan",
@@ -79,9 +88,9 @@ const reads = async (): Promise<ReadonlyArray<Read>> => {
 }
 
 /** Fetches each read; every one must answer 200. */
-const samples = async (): Promise<ReadonlyArray<Sample>> => {
+const samples = async (f: Fixture): Promise<ReadonlyArray<Sample>> => {
   const answered = await Promise.all(
-    (await reads()).map(async ({ url, token, request, ...sample }) => {
+    (await reads(f)).map(async ({ url, token, request, ...sample }) => {
       const reply = await call(url, { token, ...(request === undefined ? {} : { body: request }) })
       return { ...sample, status: reply.status, body: reply.json }
     })
@@ -93,7 +102,9 @@ const samples = async (): Promise<ReadonlyArray<Sample>> => {
 const mismatchesOf = (checked: ReturnType<typeof checkUpstreamTypes>) => checked.mismatches.map((m) => `${m.sample} | ${m.line} | ${m.message}`)
 
 /** sv1 asks the DSO to feature alice: a VoteRequest for the vote reads to list (no HTTP surface files one). */
-const requestVote = async (name: string) => {
+const requestVote = async (f: Fixture, name: string) => {
+  const { node, alice } = f
+  const scan = scanOn(f)
   const dso = (await scan("/v0/dso")).json as { sv_party_id: string; dso_rules: { contract: { contract_id: string } } }
   const sv1 = dso.sv_party_id as PartyId
   const request = {
@@ -112,29 +123,53 @@ const requestVote = async (name: string) => {
   await Effect.runPromise(node.runtime.run((engine) => Effect.asVoid(Effect.orDie(engine.network.superValidators[0]!.participant.submit(request)))))
 }
 
-beforeAll(async () => {
-  node = await startWalletNode()
-  alice = await onboard(node, "alice")
-  aliceToken = await tokenOf("alice")
+const setUp = async (dialect: "spec" | "upstream"): Promise<Fixture> => {
+  const node = await startWalletNode({ dialect })
+  const f = { node, alice: await onboard(node, "alice") }
+  const aliceToken = await tokenOf("alice")
   await tapFor(node, aliceToken, "25")
   await tapFor(node, aliceToken, "5")
   ok(await wallet(node, "POST", "/v0/wallet/transfer-preapproval", aliceToken))
   ok(await wallet(node, "POST", "/v0/wallet/self-grant-feature-app-right", aliceToken))
-  await requestVote("expired")
+  await requestVote(f, "expired")
   await node.advance(micros.minutes(90)) // closes rounds, takes an hourly ACS snapshot, lets the vote expire
   await tapFor(node, aliceToken, "1")
-  await requestVote("open")
+  await requestVote(f, "open")
+  return f
+}
+
+/** Every read answers 200 with upstream's type; the lists are not empty (an empty one would type-check vacuously). */
+const expectUpstreamTypes = async (f: Fixture) => {
+  const fetched = await samples(f)
+  const lengthOf = (sample: string, field: string) => (fetched.find((x) => x.name.endsWith(sample))!.body as Record<string, ReadonlyArray<unknown>>)[field]!.length
+  const lists = [
+    ["/v0/closed-rounds", "rounds"],
+    ["/v0/featured-apps", "featured_apps"],
+    ["/v0/admin/sv/voterequests", "dso_rules_vote_requests"],
+    ["/v0/admin/sv/voteresults", "dso_rules_vote_results"],
+    ["/v2/updates", "transactions"],
+    ["/v0/events", "events"]
+  ] as const
+  expect(lists.filter(([sample, field]) => lengthOf(sample, field) === 0)).toEqual([])
+  const checked = checkUpstreamTypes(fetched)
+  expect(mismatchesOf(checked), `type-checked ${checked.file}`).toEqual([])
+}
+
+beforeAll(async () => {
+  ;({ node, alice } = await setUp("spec"))
 })
 afterAll(() => node.close())
 
 describe("upstream's response types", () => {
-  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", async () => {
-    const fetched = await samples()
-    const nonEmpty = (sample: string, field: string) => (fetched.find((f) => f.name.endsWith(sample))!.body as Record<string, ReadonlyArray<unknown>>)[field]!.length
-    // Empty lists would type-check vacuously: the samples hold what they list.
-    expect([nonEmpty("/v0/closed-rounds", "rounds"), nonEmpty("/v0/featured-apps", "featured_apps"), nonEmpty("/v0/admin/sv/voterequests", "dso_rules_vote_requests"), nonEmpty("/v0/admin/sv/voteresults", "dso_rules_vote_results"), nonEmpty("/v2/updates", "transactions"), nonEmpty("/v0/events", "events")]).not.toContain(0)
-    const checked = checkUpstreamTypes(fetched)
-    expect(mismatchesOf(checked), `type-checked ${checked.file}`).toEqual([])
+  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", () => expectUpstreamTypes({ node, alice }))
+
+  it("also in LocalNet's names (upstream's own *_coin fields stay as they are)", async () => {
+    const localNet = await setUp("upstream")
+    try {
+      await expectUpstreamTypes(localNet)
+    } finally {
+      await localNet.node.close()
+    }
   })
 
   it("the check fails on a body that is not upstream's: a missing required field, an unknown enum value, a number as a string, a misspelled field", async () => {
