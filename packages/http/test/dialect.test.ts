@@ -32,6 +32,10 @@ describe("the upstream name table", () => {
     }
   )
 
+  it.each(["total_unlocked_coin", "total_locked_coin", "total_coin_holdings", "total_available_coin"])("keeps %s, a name upstream itself spells with coin", (name) => {
+    expect(upstreamNames.outboundName(name)).toBe(name)
+  })
+
   it("renames keys and strings of JSON, nothing else", () => {
     const json = { coinPrice: "0.005", instrumentId: { id: "Coin" }, amount: 5, lock: null, tags: ["InputCoin", true] }
     expect(renameJson(json, upstreamNames.outboundName)).toEqual({ amuletPrice: "0.005", instrumentId: { id: "Amulet" }, amount: 5, lock: null, tags: ["InputAmulet", true] })

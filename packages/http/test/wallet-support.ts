@@ -30,10 +30,16 @@ export interface WalletTestNode {
 }
 
 export const startWalletNode = async (
-  options: { readonly network?: Partial<CoinNetworkConfig>; readonly walletConfig?: Partial<WalletConfig> } = {}
+  options: {
+    readonly network?: Partial<CoinNetworkConfig>
+    readonly walletConfig?: Partial<WalletConfig>
+    /** The names the surfaces speak: the spec's (default) or LocalNet's upstream names. */
+    readonly dialect?: Http.DialectName
+  } = {}
 ): Promise<WalletTestNode> => {
   const scope = Effect.runSync(Scope.make())
   const layer = Http.layerMemory({ http: { port: 0, logRequests: false } }).pipe(
+    Layer.provide(Http.Dialect.layer(options.dialect ?? "spec")),
     Layer.provideMerge(
       Node.nodeRuntimeLayer({
         clock: { _tag: "manual", start: START },

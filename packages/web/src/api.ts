@@ -232,6 +232,16 @@ export interface Health {
   readonly nodes: ReadonlyArray<{ readonly name: string; readonly ledger_end: number; readonly pending_confirmations: number; readonly submitted: number; readonly committed: number; readonly rejected: number }>
   readonly synchronizers: ReadonlyArray<{ readonly name: string; readonly pending_confirmation_requests: number; readonly last_sequenced?: string }>
   readonly scan: { readonly updates: number; readonly verdicts: number }
+  /** Automation steps that have failed: in all and since their last success, the last error, the engine time of the next try. */
+  readonly automations: ReadonlyArray<AutomationStep>
+}
+export interface AutomationStep {
+  readonly automation: string
+  readonly step: string
+  readonly failures: number
+  readonly consecutive_failures: number
+  readonly last_error?: string
+  readonly retry_at?: string
 }
 export interface SnapshotInfo {
   readonly snapshotId: string

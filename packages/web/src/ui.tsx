@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from "preact"
 import { useEffect, useState } from "preact/hooks"
-import { registry } from "./api.ts"
+import { registry, type Instrument } from "./api.ts"
 import { formatAmount, formatTime, shortId } from "./format.ts"
 import { useLive, useLoad } from "./live.ts"
 
@@ -54,14 +54,16 @@ export const Link = (props: { readonly href: string; readonly children: Componen
 // Values
 // ------------------------------------------------------------------------------------------------
 
-let unitPromise: Promise<string> | undefined
+let instrumentPromise: Promise<Instrument | undefined> | undefined
 
-/** The coin's symbol, read from the registry's instruments (never written into the pages). */
-export const useUnit = (): string => {
-  unitPromise ??= registry.instruments().then((list) => list[0]?.symbol ?? "")
-  const { data } = useLoad(() => unitPromise!, [])
-  return data ?? ""
+/** The coin's instrument (its name, Coin or Amulet by the node's names, and symbol), read from the registry (never written into the pages). */
+export const useInstrument = (): Instrument | undefined => {
+  instrumentPromise ??= registry.instruments().then((list) => list[0])
+  return useLoad(() => instrumentPromise!, []).data
 }
+
+/** The coin's symbol. */
+export const useUnit = (): string => useInstrument()?.symbol ?? ""
 
 export const Amount = (props: { readonly value: string | undefined; readonly unit: string; readonly digits?: number }) => (
   <span class="amount" title={props.value === undefined ? undefined : `${props.value} ${props.unit}`}>

@@ -1,5 +1,5 @@
 /**
- * Browser tests' support: a `sandnet start --in-memory` node as a child process on a free port,
+ * Browser tests' support: a `sandnet start --in-memory` node (or one in LocalNet's layout) as a child process on free ports,
  * Debian's Chromium driven by playwright-core (the npm browser downloads are not reachable), an
  * axe-core check of a page, screenshots under packages/web/test-results/ and dev tokens.
  */
@@ -28,10 +28,9 @@ export interface Node {
   readonly stop: () => Promise<void>
 }
 
-/** `sandnet start --in-memory` (which builds the pages first when they are stale). */
-export const startNode = async (): Promise<Node> => {
-  const port = await freePort()
-  const child: ChildProcess = spawn(process.execPath, [join(root, "packages/cli/bin/sandnet.js"), "start", "--in-memory", "--port", String(port)], {
+/** Runs `sandnet <args>` until it prints that it is ready; `stop` ends it. */
+const spawnNode = async (args: ReadonlyArray<string>): Promise<{ readonly stop: () => Promise<void> }> => {
+  const child: ChildProcess = spawn(process.execPath, [join(root, "packages/cli/bin/sandnet.js"), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -45,13 +44,60 @@ export const startNode = async (): Promise<Node> => {
   })
   child.removeAllListeners("exit")
   return {
-    url: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve()
         child.once("exit", () => resolve())
         child.kill("SIGTERM")
       })
+  }
+}
+
+/** `sandnet start --in-memory` (which builds the pages first when they are stale). */
+export const startNode = async (): Promise<Node> => {
+  const port = await freePort()
+  const node = await spawnNode(["start", "--in-memory", "--port", String(port)])
+  return { url: `http://127.0.0.1:${port}`, stop: node.stop }
+}
+
+/** LocalNet's ports (2975 app user's ledger, 3975 super validator's, 2000 validator, 4000 scan, 5003 registry), before the offset. */
+const LOCALNET_PORTS = [2975, 3975, 2000, 4000, 5003]
+
+const isFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)))
+  })
+
+export interface LocalNetNode {
+  /** The app user's ledger port (2975 + offset), the validator's (2000 + offset) and scan's, addressed as scan.localhost (4000 + offset). */
+  readonly ledgerUrl: string
+  readonly validatorUrl: string
+  readonly scanUrl: string
+  readonly stop: () => Promise<void>
+}
+
+/**
+ * `sandnet start --localnet --in-memory --port-offset N`, with an offset whose five ports are free
+ * (below the ephemeral range, where port-0 listeners land).
+ */
+export const startLocalNet = async (): Promise<LocalNetNode> => {
+  for (let attempt = 0; ; attempt++) {
+    if (attempt > 20) throw new Error("no port offset with LocalNet's five ports free")
+    const offset = 10_000 + ((process.pid * 7 + attempt * 1_337) % 17_000)
+    if (!(await Promise.all(LOCALNET_PORTS.map((p) => isFree(p + offset)))).every(Boolean)) continue
+    try {
+      const node = await spawnNode(["start", "--localnet", "--in-memory", "--port-offset", String(offset)])
+      return {
+        ledgerUrl: `http://127.0.0.1:${2975 + offset}`,
+        validatorUrl: `http://127.0.0.1:${2000 + offset}`,
+        scanUrl: `http://scan.localhost:${4000 + offset}`,
+        stop: node.stop
+      }
+    } catch (error) {
+      if (attempt >= 3) throw error
+    }
   }
 }
 

@@ -2,7 +2,8 @@
  * More of the pages in Chromium against a `sandnet start --in-memory` node: an offer rejected by
  * its receiver and one withdrawn by its sender, a token-standard transfer sent and accepted, a
  * one-step transfer to a receiver with a preapproval, the explorer's party page (holdings from the
- * ACS snapshot, activity) found by a party's name, the pages used by keyboard alone, and the pages
+ * ACS snapshot, activity) found by a party's name, /dev's rights, identity providers and failed
+ * automation steps, the pages used by keyboard alone, and the pages
  * in the dark theme and on a phone. Every step stores screenshots under packages/web/test-results/
  * and each page passes axe-core without serious or critical violations. The tests run in order and
  * share one node and one browser.
@@ -161,6 +162,31 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await idps.getByRole("button", { name: "Add identity provider" }).click()
     await idps.getByTestId("idp").filter({ hasText: "example-idp" }).waitFor()
     await screenshot(dev, "dev-idp-added")
+    await expectAccessible(dev)
+  }, 120_000)
+
+  it("/dev's health shows the automation steps /sandnet/health reports as failed", async () => {
+    const dev = await h.open("/dev")
+    const health = card(dev, "Health")
+    // this node's automations have not failed: the page says so
+    await health.getByText("No automation step has failed.").waitFor()
+    const reported = (await (await fetch(`${h.url()}/sandnet/health`)).json()) as { ledger_time: string; automations: ReadonlyArray<unknown> }
+    expect(reported.automations).toEqual([])
+    // No request makes a healthy node's step fail, so the node's own answer gets one failed step added on its way to the page.
+    const retryAt = new Date(Date.parse(reported.ledger_time) + 60_000).toISOString()
+    const failed = { automation: "wallet-alice", step: "merge-holdings", failures: 3, consecutive_failures: 2, last_error: "Error: contract 00ab is not active", retry_at: retryAt }
+    await dev.route("**/sandnet/health", async (route) => {
+      const response = await route.fetch()
+      const body = (await response.json()) as { automations: ReadonlyArray<unknown> }
+      await route.fulfill({ response, json: { ...body, automations: [...body.automations, failed] } })
+    })
+    await dev.reload()
+    const row = card(dev, "Health").getByTestId("failed-automation")
+    await row.waitFor()
+    expect((await row.textContent())?.replace(/\s+/g, " ")).toBe(
+      `wallet-alice, step merge-holdings: 3 failures, 2 in a row; retry at ${retryAt.replace("T", " ").replace(/\.\d+Z$/, " UTC")}Error: contract 00ab is not active`
+    )
+    await screenshot(dev, "dev-failed-automation")
     await expectAccessible(dev)
   }, 120_000)
 

@@ -43,6 +43,8 @@ describe("the web pages in Chromium", () => {
     bobParty = await logIn(bob, "bob")
     await alice.getByRole("button", { name: "Tap" }).click()
     await waitForBalance(alice, (n) => n > 99)
+    // a plain node keeps the spec's name for the instrument (LocalNet's is Amulet: localnet.test.ts)
+    expect(await alice.getByTestId("instrument").textContent()).toBe("Coin")
     await sendOffer(alice, bobParty, "10", "lunch")
     // it arrives at bob's page live: no reload
     const row = bob.getByTestId("offer-row").filter({ hasText: "lunch" })

@@ -63,10 +63,16 @@ export const specNames: NameTable = { dialect: "spec", outboundName: identity, i
 const toUpstream = swap("coin", "amulet")
 const toSpec = swap("amulet", "coin")
 
+/**
+ * Field names upstream itself spells with "coin" (scan's HoldingsSummary, the validator's external
+ * party balance): already upstream's, so they leave as they are (scan-upstream.test.ts found them).
+ */
+const UPSTREAM_COIN_NAMES: ReadonlySet<string> = new Set(["total_unlocked_coin", "total_locked_coin", "total_coin_holdings", "total_available_coin"])
+
 /** LocalNet's names (upstream Splice): Coin -> Amulet on the way out, Amulet -> Coin on the way in. */
 export const upstreamNames: NameTable = {
   dialect: "upstream",
-  outboundName: (name) => applySwap(toUpstream, name),
+  outboundName: (name) => (UPSTREAM_COIN_NAMES.has(name) ? name : applySwap(toUpstream, name)),
   inboundName: (name) => applySwap(toSpec, name)
 }
 

@@ -1,6 +1,6 @@
-/** The developer console's network cards: health (per-node offsets, confirmations in flight), users and rights, identity providers. */
+/** The developer console's network cards: health (per-node offsets, confirmations in flight, failed automation steps), users and rights, identity providers. */
 import { useState } from "preact/hooks"
-import { sandnet, type ledger, type Right } from "../api.ts"
+import { sandnet, type AutomationStep, type ledger, type Right } from "../api.ts"
 import { useLoad } from "../live.ts"
 import { ActionButton, Card, Empty, ErrorNote, Id, Time } from "../ui.tsx"
 
@@ -44,9 +44,37 @@ export const HealthCard = (props: { readonly version: number }) => {
       <p>
         Scan: {h?.scan.updates ?? 0} updates, {h?.scan.verdicts ?? 0} verdicts
       </p>
+      {h === undefined ? null : <FailedAutomations steps={h.automations} />}
     </Card>
   )
 }
+
+/** The steps of the DSO's and the wallets' automations that failed; a step failing again waits until its retry time (engine time). */
+const FailedAutomations = (props: { readonly steps: ReadonlyArray<AutomationStep> }) => (
+  <>
+    <h3 id="failed-automations">Failed automation steps</h3>
+    {props.steps.length === 0 ? (
+      <Empty>No automation step has failed.</Empty>
+    ) : (
+      // a list, not a table: the card is narrow and an error message long
+      <ul class="automation-failures" aria-labelledby="failed-automations">
+        {props.steps.map((s) => (
+          <li key={`${s.automation} ${s.step}`} data-testid="failed-automation">
+            <strong>{s.automation}</strong>, step <strong>{s.step}</strong>: {s.failures} {s.failures === 1 ? "failure" : "failures"}, {s.consecutive_failures} in a row;{" "}
+            {s.consecutive_failures === 0 ? (
+              "recovered"
+            ) : (
+              <>
+                retry at <Time iso={s.retry_at} />
+              </>
+            )}
+            {s.last_error === undefined ? null : <code class="error-text">{s.last_error}</code>}
+          </li>
+        ))}
+      </ul>
+    )}
+  </>
+)
 
 const rightText = (r: Right): string => {
   const [kind, body] = Object.entries(r.kind)[0] ?? ["?", {}]

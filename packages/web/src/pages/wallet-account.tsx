@@ -7,10 +7,11 @@ import { useState } from "preact/hooks"
 import { sandnet, scan, type HistoryItem, type Position, type Wallet } from "../api.ts"
 import { changeFor, field, freshId, historyKind } from "../format.ts"
 import { useLoad } from "../live.ts"
-import { ActionButton, Amount, Card, Empty, ErrorNote, Id, Time, useUnit } from "../ui.tsx"
+import { ActionButton, Amount, Card, Empty, ErrorNote, Id, Time, useInstrument, useUnit } from "../ui.tsx"
 
 export const BalanceCard = (props: { readonly api: Wallet; readonly version: number }) => {
-  const unit = useUnit()
+  const instrument = useInstrument()
+  const unit = instrument?.symbol ?? ""
   const balance = useLoad(props.api.balance, [props.version])
   const b = balance.data
   return (
@@ -20,6 +21,8 @@ export const BalanceCard = (props: { readonly api: Wallet; readonly version: num
         <Amount value={b?.effective_unlocked_qty} unit={unit} />
       </p>
       <dl class="kv">
+        <dt>Instrument</dt>
+        <dd data-testid="instrument">{instrument?.name ?? "—"}</dd>
         <dt>Locked</dt>
         <dd>
           <Amount value={b?.effective_locked_qty} unit={unit} />

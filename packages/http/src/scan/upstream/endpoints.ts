@@ -1,8 +1,8 @@
 /**
  * Upstream scan endpoints that the spec does not name, declared with upstream's paths, operation
  * ids and shapes (splice-scan.yaml and splice-common-internal.yaml of Splice 0.7.5): what the web
- * pages (packages/web) read besides the spec's endpoints. The answers are checked against copies of
- * the upstream schema fragments in packages/http/test/scan-upstream.test.ts.
+ * pages (packages/web) read besides the spec's endpoints. packages/http/test/scan-upstream.test.ts
+ * type-checks the answers against the response types core-splice-client generates from upstream's document.
  *
  *   GET  /v0/dso                               GetDsoInfoResponse
  *   GET  /v0/dso-party-id                      GetDsoPartyIdResponse
