@@ -200,6 +200,22 @@ describe("the Wallet SDK against --localnet", () => {
       ["Splice.AmuletTransferInstruction:AmuletTransferInstruction", expect.stringMatching(/^[0-9a-f]{64}:Splice\.Api\.Token\.TransferInstructionV1:TransferInstruction$/)]
     ])
   })
+  // The 05 example: the receiver proposes a preapproval (TransferPreapprovalProposal, signed
+  // externally); the validator operator, its provider, accepts it as Splice's validator does.
+  it("05: an external party's preapproval proposal is accepted by its validator and shows in the scan proxy", async () => {
+    const sdk = await connect()
+    const bobKeys = sdk.keys.generate()
+    const bob = await sdk.party.external.create(bobKeys.publicKey, { partyHint: "v1-05-bob" }).sign(bobKeys.privateKey).execute()
+    const proposal = await sdk.amulet.preapproval.command.create({ parties: { receiver: bob.partyId } })
+    await sdk.ledger.prepare({ partyId: bob.partyId, commands: proposal }).sign(bobKeys.privateKey).execute({ partyId: bob.partyId })
+    const status = await sdk.amulet.preapproval.fetchStatus(bob.partyId, { intervalMs: 50, timeoutMs: 30_000 })
+    expect(status?.templateId).toMatch(/:Splice\.AmuletRules:TransferPreapproval$/)
+    expect(status?.expiresAt.getTime()).toBeGreaterThan(Date.now())
+    const preapprovals = await sdk.ledger.acs.read({ parties: [bob.partyId], templateIds: ["#splice-amulet:Splice.AmuletRules:TransferPreapproval"], filterByParty: true })
+    expect(preapprovals.map((c) => [c.contractId, (c.createArgument as { provider: string }).provider])).toEqual([[status?.contractId, node.operator]])
+    const proposals = await sdk.ledger.acs.read({ parties: [bob.partyId], templateIds: ["#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal"], filterByParty: true })
+    expect(proposals).toEqual([])
+  })
 })
 
 describe("the Wallet SDK against a plain node (spec names, one port)", () => {
