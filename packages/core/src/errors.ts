@@ -37,6 +37,17 @@ export class ChoiceNotFound extends Schema.TaggedError<ChoiceNotFound>()("Choice
   choice: Schema.String
 }) {}
 
+/** A choice was exercised through an interface the contract's template does not implement. */
+export class ContractDoesNotImplementInterface extends Schema.TaggedError<ContractDoesNotImplementInterface>()("ContractDoesNotImplementInterface", {
+  contractId: Schema.String,
+  templateId: Schema.String,
+  interfaceId: Schema.String
+}) {
+  override get message() {
+    return `contract ${this.contractId} (${this.templateId}) does not implement interface ${this.interfaceId}`
+  }
+}
+
 /** Required authorizers (signatories of a create, controllers of a choice) are missing. */
 export class AuthorizationFailed extends Schema.TaggedError<AuthorizationFailed>()("AuthorizationFailed", {
   message: Schema.String,
@@ -65,5 +76,6 @@ export type InterpretationError =
   | ContractNotActive
   | TemplateNotFound
   | ChoiceNotFound
+  | ContractDoesNotImplementInterface
   | AuthorizationFailed
   | ChoiceFailed

@@ -9,7 +9,7 @@ import { Socket } from "@effect/platform"
 import { NodeSocket } from "@effect/platform-node"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
 
 // Errors only: the SDK logs every token it signs at level info.
@@ -58,6 +58,20 @@ describe("the Wallet SDK against --localnet", () => {
     node = await startLocalNet(1)
   })
   afterAll(() => node.close())
+
+  /** A party's exercised events, read over the ledger API as Canton renders them (ledger effects). */
+  const exercisedEventsOf = async (party: string) => {
+    const token = await localNetToken()
+    const filter = { filtersByParty: { [party]: { cumulative: [{ identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } }] } } }
+    const reply = await requestWithHost(node.ports.appUserLedger, "localhost", "/v2/updates", {
+      token,
+      body: { beginExclusive: 0, verbose: false, updateFormat: { includeTransactions: { eventFormat: filter, transactionShape: "TRANSACTION_SHAPE_LEDGER_EFFECTS" } } }
+    })
+    expect(reply.status).toBe(200)
+    type Exercised = { readonly choice: string; readonly templateId: string; readonly interfaceId?: string | null }
+    const updates = reply.json as ReadonlyArray<{ update: { Transaction?: { value: { events: ReadonlyArray<{ ExercisedEvent?: Exercised }> } } } }>
+    return updates.flatMap((u) => (u.update.Transaction?.value.events ?? []).flatMap((e) => (e.ExercisedEvent === undefined ? [] : [e.ExercisedEvent])))
+  }
 
   const connect = async () => {
     const config = sdkConfig(node)
@@ -163,9 +177,9 @@ describe("the Wallet SDK against --localnet", () => {
     expect(hash.toBase64()).toBe(response.preparedTransactionHash)
   })
 
-  // Needs exercising a choice by interface id on the ledger (issue 12, item 4): the SDK exercises
-  // TransferFactory_Transfer and TransferInstruction_Accept by their token-standard interface.
-  it.skip("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
+  // The SDK exercises TransferFactory_Transfer and TransferInstruction_Accept by their token-standard
+  // interface ids (`#splice-api-token-transfer-instruction-v1:...`); the ledger records the interface.
+  it("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
     const sdk = await connect()
     const { registryUrl } = sdkConfig(node)
     const sender = await sdk.party.internal.allocate({ partyHint: "sender" })
@@ -180,6 +194,27 @@ describe("the Wallet SDK against --localnet", () => {
     const received = await sdk.token.utxos.list({ partyId: receiver })
     expect(received.map((u) => [u.interfaceViewValue.instrumentId.id, u.interfaceViewValue.amount])).toEqual([["Amulet", "2000.0000000000"]])
     expect(await sdk.token.transfer.pending(receiver)).toEqual([])
+    const exercised = await exercisedEventsOf(receiver)
+    const accepted = exercised.filter((e) => e.choice === "TransferInstruction_Accept")
+    expect(accepted.map((e) => [e.templateId.split(":").slice(1).join(":"), e.interfaceId])).toEqual([
+      ["Splice.AmuletTransferInstruction:AmuletTransferInstruction", expect.stringMatching(/^[0-9a-f]{64}:Splice\.Api\.Token\.TransferInstructionV1:TransferInstruction$/)]
+    ])
+  })
+  // The 05 example: the receiver proposes a preapproval (TransferPreapprovalProposal, signed
+  // externally); the validator operator, its provider, accepts it as Splice's validator does.
+  it("05: an external party's preapproval proposal is accepted by its validator and shows in the scan proxy", async () => {
+    const sdk = await connect()
+    const bobKeys = sdk.keys.generate()
+    const bob = await sdk.party.external.create(bobKeys.publicKey, { partyHint: "v1-05-bob" }).sign(bobKeys.privateKey).execute()
+    const proposal = await sdk.amulet.preapproval.command.create({ parties: { receiver: bob.partyId } })
+    await sdk.ledger.prepare({ partyId: bob.partyId, commands: proposal }).sign(bobKeys.privateKey).execute({ partyId: bob.partyId })
+    const status = await sdk.amulet.preapproval.fetchStatus(bob.partyId, { intervalMs: 50, timeoutMs: 30_000 })
+    expect(status?.templateId).toMatch(/:Splice\.AmuletRules:TransferPreapproval$/)
+    expect(status?.expiresAt.getTime()).toBeGreaterThan(Date.now())
+    const preapprovals = await sdk.ledger.acs.read({ parties: [bob.partyId], templateIds: ["#splice-amulet:Splice.AmuletRules:TransferPreapproval"], filterByParty: true })
+    expect(preapprovals.map((c) => [c.contractId, (c.createArgument as { provider: string }).provider])).toEqual([[status?.contractId, node.operator]])
+    const proposals = await sdk.ledger.acs.read({ parties: [bob.partyId], templateIds: ["#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal"], filterByParty: true })
+    expect(proposals).toEqual([])
   })
 })
 

@@ -30,7 +30,9 @@ export const TransferPreapproval = defineTemplate({
 export const CreatePreapprovalArgument = Schema.Struct({
   receiver: Party,
   provider: Party,
-  expiresAt: Timestamp
+  expiresAt: Timestamp,
+  /** The DSO the receiver expects the rules to be of (a proposal's `expectedDso`). */
+  expectedDso: Schema.optional(Schema.NullOr(Party))
 })
 
 /** Receiver and provider ask the rules (signed by the DSO) for a preapproval. */
@@ -42,6 +44,7 @@ export const CoinRules_CreateTransferPreapproval = defineChoice(CoinRules, {
   body: (ctx, self, arg): Json => {
     const expiresAt = parseIso(arg.expiresAt) ?? 0
     ctx.require(expiresAt > ctx.ledgerTime, "a preapproval must expire in the future")
+    ctx.require(arg.expectedDso == null || arg.expectedDso === self.payload.dso, "the rules are of the expected DSO")
     const now = toIso(ctx.ledgerTime)
     const cid = ctx.create(TransferPreapproval, {
       dso: self.payload.dso,

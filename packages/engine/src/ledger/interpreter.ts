@@ -9,6 +9,8 @@ import { Either } from "effect"
 import {
   ArithmeticError,
   ChoiceNotFound,
+  ContractDoesNotImplementInterface,
+  TemplateNotFound,
   type ActiveContract,
   type ContractId,
   type InterpretationError,
@@ -19,7 +21,7 @@ import {
   type TxNode
 } from "@sandnet/core"
 import { mergeSorted } from "./party-lists.ts"
-import type { Choice, Template, TemplateRegistry } from "./template.ts"
+import type { AnyChoice, Choice, Template, TemplateRegistry } from "./template.ts"
 import { Abort, abort, Interpretation, type InputContract } from "./update-context.ts"
 import { decomposeViews, type NodeMeta, type ViewInfo } from "./views.ts"
 
@@ -116,23 +118,40 @@ export const interpret = (input: InterpretationInput): Either.Either<Interpreted
 
 /** Runs one root command, adding its result to the interpretation's results. */
 const runCommand = (run: Interpretation, command: Command): void => {
-  const template = run.templateOf(command.templateId)
   switch (command._tag) {
     case "CreateCommand":
-      run.results.push(run.create(template, command.createArguments))
+      run.results.push(run.create(run.templateOf(command.templateId), command.createArguments))
       break
-    case "ExerciseCommand": {
-      const choice = template.choices.get(command.choice) ?? abort(new ChoiceNotFound({ templateId: command.templateId, choice: command.choice }))
-      run.results.push(run.exercise(choice, command.contractId, command.choiceArgument))
+    case "ExerciseCommand":
+      run.results.push(run.exercise(exercisedChoice(run, command), command.contractId, command.choiceArgument))
       break
-    }
     case "CreateAndExerciseCommand": {
+      const template = run.templateOf(command.templateId)
       const choice = template.choices.get(command.choice) ?? abort(new ChoiceNotFound({ templateId: command.templateId, choice: command.choice }))
       const contractId = run.create(template, command.createArguments)
       run.results.push(run.exercise(choice, contractId, command.choiceArgument))
       break
     }
   }
+}
+
+/**
+ * The choice an exercise names. By template id: the template's own or inherited choice. By
+ * interface id (either reference form), as Daml exercises through an interface: the contract's
+ * own template must implement the interface, and the choice is that interface's choice of the name.
+ */
+const exercisedChoice = (run: Interpretation, command: Extract<Command, { _tag: "ExerciseCommand" }>): AnyChoice<unknown> => {
+  const notFound = () => abort(new ChoiceNotFound({ templateId: command.templateId, choice: command.choice }))
+  const template = run.registry.lookup(command.templateId)
+  if (template !== undefined) return template.choices.get(command.choice) ?? notFound()
+  const interfaceId = run.registry.interfaceOf(command.templateId) ?? abort(new TemplateNotFound({ templateId: command.templateId }))
+  const contract = run.resolve(command.contractId)
+  const actual = run.templateOf(contract.created.templateId)
+  if (!actual.interfaces.some((i) => i.interfaceId() === interfaceId)) {
+    abort(new ContractDoesNotImplementInterface({ contractId: command.contractId, templateId: actual.templateId, interfaceId }))
+  }
+  const choice = actual.choices.get(command.choice)
+  return choice !== undefined && choice.interfaceId === interfaceId ? choice : notFound()
 }
 
 /** Witnesses: a node's informees plus the witnesses of its ancestors (parents come first in pre-order). */

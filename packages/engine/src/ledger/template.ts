@@ -120,6 +120,11 @@ export class PackageDef {
     return this.templates
   }
 
+  /** The interfaces the package declares, as `Module:Entity` pairs. */
+  allInterfaces(): ReadonlyArray<{ readonly module: string; readonly entity: string }> {
+    return this.interfaceNames
+  }
+
   description(): PackageDescription {
     const moduleNames = [...new Set([...this.templates.map((t) => t.moduleName), ...this.interfaceNames.map((i) => i.module)])].sort()
     return {
@@ -261,10 +266,15 @@ export const defineInterface = (options: {
 export const archiveChoice = <P>(template: Template<P>): Choice<P, Record<string, never>> =>
   template.choices.get(ARCHIVE) as unknown as Choice<P, Record<string, never>>
 
-/** Looks templates up by id (package-id form) or by package-name reference (`#name:Module:Entity`). */
+/**
+ * Looks templates and interfaces up by id (package-id form) or by package-name reference
+ * (`#name:Module:Entity`).
+ */
 export class TemplateRegistry {
   private readonly byId = new Map<string, Template<unknown>>()
   private readonly byName = new Map<string, Template<unknown>>()
+  /** Either reference form of an interface -> its package-id form. */
+  private readonly interfaceIds = new Map<string, string>()
   private readonly packages: Array<PackageDef> = []
 
   constructor(packages: ReadonlyArray<PackageDef>) {
@@ -277,10 +287,29 @@ export class TemplateRegistry {
       this.byId.set(template.templateId, template)
       this.byName.set(template.nameReference, template)
     }
+    for (const { module, entity } of pkg.allInterfaces()) {
+      const interfaceId = `${pkg.id}:${module}:${entity}`
+      this.interfaceIds.set(interfaceId, interfaceId)
+      this.interfaceIds.set(`#${pkg.name}:${module}:${entity}`, interfaceId)
+    }
   }
 
   lookup(reference: string): Template<unknown> | undefined {
     return this.byId.get(reference) ?? this.byName.get(reference)
+  }
+
+  /** The package-id form of the interface a reference names, if it names one. */
+  interfaceOf(reference: string): string | undefined {
+    return this.interfaceIds.get(reference)
+  }
+
+  /** A choice of the interface by that name, as one implementing template declares it (they share the argument type). */
+  interfaceChoice(interfaceId: string, name: string): AnyChoice<unknown> | undefined {
+    for (const template of this.byId.values()) {
+      const choice = template.choices.get(name)
+      if (choice !== undefined && choice.interfaceId === interfaceId) return choice
+    }
+    return undefined
   }
 
   all(): ReadonlyArray<Template<unknown>> {

@@ -37,12 +37,15 @@ export const checkCommands = (
         return yield* Either.left(new InvalidArgument({ field: `${at}.templateId`, message: `"${command.templateId}" is not a valid template identifier` }))
       }
       const template: Template<unknown> | undefined = registry.lookup(command.templateId)
-      if (template === undefined) return yield* Either.left(new TemplatesOrInterfacesNotFound({ references: [command.templateId] }))
-      if (command._tag !== "ExerciseCommand") yield* decodeValue(template.payload, command.createArguments, `${at}.createArguments`)
+      const interfaceId = template === undefined && command._tag === "ExerciseCommand" ? registry.interfaceOf(command.templateId) : undefined
+      if (template === undefined && interfaceId === undefined) return yield* Either.left(new TemplatesOrInterfacesNotFound({ references: [command.templateId] }))
+      if (template !== undefined && command._tag !== "ExerciseCommand") yield* decodeValue(template.payload, command.createArguments, `${at}.createArguments`)
       if (command._tag !== "CreateCommand") {
-        const choice = template.choices.get(command.choice)
+        // Through an interface the choice is the interface's; which template runs it is the contract's.
+        const choice = template !== undefined ? template.choices.get(command.choice) : interfaceId === undefined ? undefined : registry.interfaceChoice(interfaceId, command.choice)
         if (choice === undefined) {
-          return yield* Either.left(new InvalidArgument({ field: `${at}.choice`, message: `template ${template.nameReference} has no choice ${command.choice}` }))
+          const owner = template?.nameReference ?? `interface ${command.templateId}`
+          return yield* Either.left(new InvalidArgument({ field: `${at}.choice`, message: `${template === undefined ? owner : `template ${owner}`} has no choice ${command.choice}` }))
         }
         yield* decodeValue(choice.argument, command.choiceArgument, `${at}.choiceArgument`)
       }

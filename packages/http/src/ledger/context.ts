@@ -243,6 +243,17 @@ export const fromInterpretation = (error: InterpretationError): HandlerError => 
       })
     case "ChoiceNotFound":
       return invalidBody("commands", `template ${error.templateId} has no choice ${error.choice}`)
+    case "ContractDoesNotImplementInterface":
+      return new LedgerApiError({
+        code: "CONTRACT_DOES_NOT_IMPLEMENT_INTERFACE",
+        category: "InvalidIndependentOfSystemState",
+        cause: `Interpretation error: Error: ${error.message}`,
+        resources: [
+          ["CONTRACT_ID", error.contractId],
+          ["TEMPLATE_ID", error.templateId],
+          ["INTERFACE_ID", error.interfaceId]
+        ]
+      })
     case "AuthorizationFailed":
       return new LedgerApiError({
         code: "DAML_AUTHORIZATION_ERROR",

@@ -6,7 +6,8 @@
  *
  * On updates: accept offers from configured senders (auto-accept), pay accepted offers the users
  * sent (or abort them when the sender lacks coin), pay buy-traffic requests (or reject them), take
- * on users' merge delegations (offers.ts, traffic.ts, delegations.ts).
+ * on users' merge delegations, accept the preapproval proposals made to the operator (offers.ts,
+ * traffic.ts, delegations.ts, preapprovals.ts).
  * On the timer: expire offers, accepted offers, transfer instructions and buy-traffic requests past
  * their expiry (expiry.ts); renew the preapprovals the operator provides (preapprovals.ts); collect
  * and mint reward coupons and liveness records of issuing rounds, and record the validator's
@@ -22,7 +23,7 @@ import { acceptMergeProposals } from "./delegations.ts"
 import { expire } from "./expiry.ts"
 import { merge } from "./merge.ts"
 import { acceptOffers, completeAccepted } from "./offers.ts"
-import { renew } from "./preapprovals.ts"
+import { acceptPreapprovalProposals, renew } from "./preapprovals.ts"
 import { collectRewards, recordLiveness } from "./rewards.ts"
 import { AutomationState } from "./state.ts"
 import { sweep } from "./sweep.ts"
@@ -97,6 +98,7 @@ export class WalletAutomation extends AutomationState implements Actor {
       if (Either.isLeft(ref)) return
       yield* step("complete-accepted", Effect.suspend(() => Effect.forEach([...this.completeQueue], (cid) => completeAccepted(this, cid, now, ref.right), { discard: true })))
       yield* step("complete-buy-traffic", Effect.suspend(() => Effect.forEach([...this.trafficQueue], (cid) => completeBuyTraffic(this, cid, now, ref.right), { discard: true })))
+      yield* step("accept-preapproval-proposals", acceptPreapprovalProposals(this, now, ref.right))
     })
   }
 

@@ -45,6 +45,8 @@ export class AutomationState {
   /** Merge-delegation proposals to the operator, to accept. */
   readonly proposalQueue = new Set<ContractId>()
   readonly expiry = new MinHeap<Expiring>()
+  /** Preapproval proposals to the operator, to accept. */
+  readonly preapprovalProposals = new Set<ContractId>()
   /** Preapprovals the operator provides, by when they are due for renewal. */
   readonly renewals = new MinHeap<ContractId>()
   /** Parties whose holdings changed since the last merge. */

@@ -9,6 +9,7 @@ export interface WalletAutomationStats {
   buyTrafficRequestsRejected: number
   buyTrafficRequestsExpired: number
   preapprovalsRenewed: number
+  preapprovalProposalsAccepted: number
   mergeDelegationsAccepted: number
   rewardCollections: number
   appCouponsCollected: number
@@ -38,6 +39,7 @@ export const emptyStats = (): WalletAutomationStats => ({
   buyTrafficRequestsRejected: 0,
   buyTrafficRequestsExpired: 0,
   preapprovalsRenewed: 0,
+  preapprovalProposalsAccepted: 0,
   mergeDelegationsAccepted: 0,
   rewardCollections: 0,
   appCouponsCollected: 0,

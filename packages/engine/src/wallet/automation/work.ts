@@ -12,17 +12,19 @@ import {
   MergeDelegationProposal,
   TransferOffer,
   TransferPreapproval,
+  TransferPreapprovalProposal,
   type AcceptedTransferOfferPayload,
   type BuyTrafficRequestPayload,
   type CoinTransferInstructionPayload,
   type TransferOfferPayload,
-  type TransferPreapprovalPayload
+  type TransferPreapprovalPayload,
+  type TransferPreapprovalProposalPayload
 } from "../../coin/index.ts"
 import { fileMergeProposal } from "./delegations.ts"
 import { fileInstruction } from "./expiry.ts"
 import { fileCoin } from "./merge.ts"
 import { fileAcceptedOffer, fileOffer } from "./offers.ts"
-import { filePreapproval } from "./preapprovals.ts"
+import { filePreapproval, filePreapprovalProposal } from "./preapprovals.ts"
 import { COUPON_TEMPLATES, fileCoupon } from "./rewards.ts"
 import type { AutomationState } from "./state.ts"
 import { fileBuyTrafficRequest } from "./traffic.ts"
@@ -62,6 +64,8 @@ const fileCreated = (auto: AutomationState, node: CreatedNode): boolean => {
     case TransferPreapproval.templateId:
       filePreapproval(auto, node.contractId, args as TransferPreapprovalPayload)
       return false
+    case TransferPreapprovalProposal.templateId:
+      return filePreapprovalProposal(auto, node.contractId, args as TransferPreapprovalProposalPayload)
     case Coin.templateId:
       fileCoin(auto, (args as { owner: string }).owner)
       return false
