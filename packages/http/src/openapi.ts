@@ -166,24 +166,10 @@ ${rows}
 const builtOnFirstRequest = (path: `/${string}`, build: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
   Layer.unwrapEffect(Effect.map(Effect.cached(build), (response) => HttpLayerRouter.add("GET", path, response)))
 
-/**
- * The Scalar reference page of a surface. HttpApiScalar only offers a layer that registers a page
- * built at once (its document included); it is run, on the first request, against a router that
- * keeps the page's handler.
- */
-const scalarPage = (name: SurfaceName): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.gen(function* () {
-    let page: Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined
-    const keeper = {
-      add: (_method: string, _path: string, handler: Effect.Effect<HttpServerResponse.HttpServerResponse>) => Effect.sync(() => void (page = handler))
-    } as unknown as HttpLayerRouter.HttpRouter
-    yield* Effect.scoped(Layer.build(HttpApiScalar.layerHttpLayerRouter({ api: SurfaceApis[name], path: `/docs/${name}` }).pipe(Layer.provide(Layer.succeed(HttpLayerRouter.HttpRouter, keeper)))))
-    return yield* page ?? Effect.die(new Error("HttpApiScalar registered no page"))
-  })
-
 /** The /docs routes. */
 export const DocsRoutes = Layer.mergeAll(
   builtOnFirstRequest("/docs", Effect.sync(() => HttpServerResponse.html(indexPage()))),
   ...SURFACE_ORDER.map((name) => builtOnFirstRequest(`/docs/${name}.json`, Effect.sync(() => HttpServerResponse.unsafeJson(openApiDocument(name))))),
-  ...SURFACE_ORDER.map((name) => builtOnFirstRequest(`/docs/${name}`, scalarPage(name)))
+  // Scalar's pages: built at their first request in the bundle (lazyScalarPagesPlugin, bin/build.mjs).
+  ...SURFACE_ORDER.map((name) => HttpApiScalar.layerHttpLayerRouter({ api: SurfaceApis[name], path: `/docs/${name}` }))
 )
