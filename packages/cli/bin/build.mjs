@@ -109,6 +109,23 @@ const lazyScalarPagesPlugin = {
 }
 
 /**
+ * @effect/platform-node's HTTP server module imports its HTTP client (for `layerTest`), and with it
+ * Undici.js, which re-exports the bundled undici: evaluating undici at every start was about a tenth
+ * of `sandnet start --in-memory`'s CPU (--cpu-prof). Sandnet never uses that client (it serves with
+ * node:http and calls out with fetch), so the bundle's Undici.js exports nothing; the client would
+ * fail at its first use.
+ */
+const noUndiciPlugin = {
+  name: "no-undici",
+  setup(b) {
+    b.onLoad({ filter: /@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]Undici\.js$/ }, () => ({
+      loader: "js",
+      contents: "// sandnet's bundle leaves undici out (see noUndiciPlugin in bin/build.mjs)\nexport default undefined\n"
+    }))
+  }
+}
+
+/**
  * Writes into place by renaming: chunks first, entry points last (they import the chunks). The
  * entry points are dated when the build started, so that a source saved during the build is newer
  * than them and the next run rebuilds.
@@ -169,7 +186,7 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin],
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin],
   entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
