@@ -1,13 +1,14 @@
 /**
- * Pure helpers shared by every lifecycle machine. Machines are stepped only through their pure
- * `getInitialSnapshot` / `transition` (never a live actor), so a snapshot is a plain value that the
- * engine can store in its log, restore after a restart and replay deterministically.
+ * Pure helpers shared by every lifecycle machine. Machines are stepped only through xstate's public
+ * pure functions `initialTransition` / `transition` (never a live actor), so a snapshot is a plain
+ * value that the engine can store in its log, restore after a restart and replay deterministically.
  */
 import { InvariantViolation, invariant } from "@sandnet/core"
 import { Either, ParseResult, Schema } from "effect"
 import {
-  createActor,
   getNextTransitions,
+  initialTransition,
+  transition,
   type AnyStateMachine,
   type ContextFrom,
   type EventFromLogic,
@@ -72,49 +73,7 @@ const view = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotVie
  * input) rethrows here: xstate would otherwise hand back a snapshot in status "error".
  */
 export const start = <M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> =>
-  settled(pure(machine, (scope) => machine.getInitialSnapshot(scope, input)) as SnapshotFrom<M>)
-
-/**
- * One inert actor scope per machine, reused for every step. xstate's own `initialTransition` and
- * `transition` build a fresh actor and actor system on every call, and that actor computes the
- * machine's initial state without input, so the context factory throws and xstate catches it: under
- * the HTTP load bench that was 6% of the node's CPU (createActor in the profile). These machines
- * spawn nothing and emit nothing; the actions a transition leaves to execute are collected, and
- * `pure` checks that there are none (`assign` is applied inside the transition).
- */
-type MachineScope = Parameters<AnyStateMachine["transition"]>[2]
-
-const scopes = new WeakMap<AnyStateMachine, { readonly scope: MachineScope; readonly actions: Array<unknown> }>()
-
-const pure = <A>(machine: AnyStateMachine, f: (scope: MachineScope) => A): A => {
-  let cached = scopes.get(machine)
-  if (cached === undefined) {
-    // Constructing the actor evaluates the initial state without input; a failure there stays
-    // inside that throwaway actor's snapshot.
-    const self = createActor(machine)
-    const actions: Array<unknown> = []
-    const scope: MachineScope = {
-      self: self as unknown as MachineScope["self"],
-      id: "",
-      sessionId: "",
-      logger: () => undefined,
-      defer: () => undefined,
-      system: self.system,
-      stopChild: () => undefined,
-      emit: () => undefined,
-      actionExecutor: (action) => void actions.push(action)
-    }
-    cached = { scope, actions }
-    scopes.set(machine, cached)
-  }
-  cached.actions.length = 0
-  const result = f(cached.scope)
-  const left = cached.actions.length
-  cached.actions.length = 0
-  // The machines have no actions other than `assign`, which the transition applies itself.
-  invariant(left === 0, () => `${machine.id}: the transition left ${left} actions to execute`)
-  return result
-}
+  settled(initialTransition(machine, input)[0] as SnapshotFrom<M>)
 
 const settled = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotFrom<M> => {
   const { status, error } = view<M>(snapshot)
@@ -135,7 +94,10 @@ export const step = <M extends AnyStateMachine>(
   const refusal = refusalOf<M>(snapshot, event)
   if (refusal !== undefined) return { accepted: false, snapshot, refusal }
   const state = stateOf<M>(snapshot)
-  const next = settled<M>(pure(machine, (scope) => machine.transition(snapshot, event, scope)) as SnapshotFrom<M>)
+  const [stepped, actions] = transition(machine, snapshot, event)
+  // The machines have no actions other than `assign`, which the transition applies itself.
+  invariant(actions.length === 0, () => `${machine.id}: ${event.type} in ${state} left actions to execute`)
+  const next = settled<M>(stepped as SnapshotFrom<M>)
   invariant(next !== snapshot, () => `${machine.id}: ${event.type} in ${state} was enabled but changed nothing`)
   return { accepted: true, snapshot: next }
 }
