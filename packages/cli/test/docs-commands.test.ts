@@ -149,7 +149,7 @@ const runDocument = async (blocks: ReadonlyArray<DocBlock>): Promise<void> => {
   const logDir = path.join(dir, ".logs")
   fs.mkdirSync(logDir)
   const ports = await makePorts()
-  const env = { ...process.env, PATH: `${binDir}:${path.join(root, "node_modules", ".bin")}:${process.env["PATH"]}`, SANDNET_PORT: String(ports.mapped.get("7575")), SANDNET_URL: `http://127.0.0.1:${ports.mapped.get("7575")}` }
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${binDir}:${path.join(root, "node_modules", ".bin")}:${process.env["PATH"]}`, SANDNET_PORT: String(ports.mapped.get("7575")), SANDNET_URL: `http://127.0.0.1:${ports.mapped.get("7575")}` }
   delete env["DATABASE_URL"]
   const running: Array<Started> = []
   await dropDocSchemas()
