@@ -4,6 +4,7 @@
  * of what must have happened. Each program runs on its own (`npx tsx simulations/<name>.ts --seed N`)
  * and in the test suite, which runs it twice with one seed and compares history hashes.
  */
+import { realpathSync } from "node:fs"
 import { Effect, Either } from "effect"
 import { parseArgs } from "node:util"
 import { fileURLToPath } from "node:url"
@@ -69,7 +70,9 @@ export const programActor = (
 
 /** Runs a simulation from the command line when its file is the program node was started with. */
 export const main = <S>(simulation: Simulation<S>, moduleUrl: string): void => {
-  if (process.argv[1] === undefined || fileURLToPath(moduleUrl) !== process.argv[1]) return
+  // run only as the program itself (not when imported); compared as real paths, as a symlinked
+  // checkout names the program by its link
+  if (process.argv[1] === undefined || realpathSync(fileURLToPath(moduleUrl)) !== realpathSync(process.argv[1])) return
   const { values } = parseArgs({ options: { seed: { type: "string", default: "1" } } })
   const seed = Number(values.seed)
   if (!Number.isSafeInteger(seed)) {
