@@ -4,8 +4,9 @@
  * type-checked against the response type that `@canton-network/core-splice-client` generates from
  * Splice's scan and scan-proxy OpenAPI documents (upstream-types.ts), on a node speaking the spec's
  * names and on one speaking LocalNet's; so are the validator admin reads the Wallet SDK uses
- * (validator-internal.d.ts: users, preapprovals, external party balance and setup proposals). Also: paging of /v2/updates and /v0/events by (migration id,
- * record time), and the cached-contract semantics of the rounds endpoint.
+ * (validator-internal.d.ts: users, preapprovals, external party balance and setup proposals).
+ * Also: paging of /v2/updates and /v0/events by (migration id, record time), and the
+ * cached-contract semantics of the rounds endpoint.
  */
 import { Effect } from "effect"
 import { micros, type ContractId, type PartyId } from "@sandnet/core"
