@@ -26,12 +26,10 @@ interface Fixture {
   readonly external: string
 }
 
-let node: WalletTestNode
-let alice: string
-let external: string
+let spec: Fixture
 
 const scanOn = (f: Fixture) => (path: string, body?: unknown) => call(`${f.node.url}/api/scan${path}`, body === undefined ? {} : { body })
-const scan = (path: string, body?: unknown) => scanOn({ node, alice, external })(path, body)
+const scan = (path: string, body?: unknown) => scanOn(spec)(path, body)
 const NO_CACHE = { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] }
 
 type Read = Omit<Sample, "body"> & { readonly url: string; readonly token?: string; readonly request?: unknown }
@@ -189,12 +187,12 @@ const expectUpstreamTypes = async (f: Fixture) => {
 }
 
 beforeAll(async () => {
-  ;({ node, alice, external } = await setUp("spec"))
+  spec = await setUp("spec")
 })
-afterAll(() => node.close())
+afterAll(() => spec.node.close())
 
 describe("upstream's response types", () => {
-  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", () => expectUpstreamTypes({ node, alice, external }))
+  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", () => expectUpstreamTypes(spec))
 
   it("the check fails on a body that is not upstream's: a missing required field, an unknown enum value, a number as a string, a misspelled field", async () => {
     const dso = (await scan("/v0/dso")).json as Record<string, unknown>
