@@ -3,8 +3,10 @@
  * shapes: every read the pages and the Wallet SDK use is fetched from a running node and its body
  * type-checked against the response type that `@canton-network/core-splice-client` generates from
  * Splice's scan and scan-proxy OpenAPI documents (upstream-types.ts), on a node speaking the spec's
- * names and on one speaking LocalNet's. Also: paging of /v2/updates and /v0/events by (migration id,
- * record time), and the cached-contract semantics of the rounds endpoint.
+ * names and on one speaking LocalNet's; so are the validator admin reads the Wallet SDK uses
+ * (validator-internal.d.ts: users, preapprovals, external party balance and setup proposals).
+ * Also: paging of /v2/updates and /v0/events by (migration id, record time), and the
+ * cached-contract semantics of the rounds endpoint.
  */
 import { Effect } from "effect"
 import { micros, type ContractId, type PartyId } from "@sandnet/core"
@@ -14,26 +16,27 @@ import { dirname } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call } from "./support.ts"
 import { checkUpstreamTypes, type Sample } from "./upstream-types.ts"
-import { ok, onboard, startWalletNode, tapFor, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
+import { newKeys, ok, onboard, startWalletNode, tapFor, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
 
 /** A node with alice's coin, preapproval and featured app right, closed rounds, an ACS snapshot and vote requests. */
 interface Fixture {
   readonly node: WalletTestNode
   readonly alice: string
+  /** An external party hosted on the validator, with a setup proposal. */
+  readonly external: string
 }
 
-let node: WalletTestNode
-let alice: string
+let spec: Fixture
 
 const scanOn = (f: Fixture) => (path: string, body?: unknown) => call(`${f.node.url}/api/scan${path}`, body === undefined ? {} : { body })
-const scan = (path: string, body?: unknown) => scanOn({ node, alice })(path, body)
+const scan = (path: string, body?: unknown) => scanOn(spec)(path, body)
 const NO_CACHE = { cached_open_mining_round_contract_ids: [], cached_issuing_round_contract_ids: [] }
 
 type Read = Omit<Sample, "body"> & { readonly url: string; readonly token?: string; readonly request?: unknown }
 
 /** The reads, with their upstream operation: the scan's under /api/scan, the proxy's under /api/validator. */
 const reads = async (f: Fixture): Promise<ReadonlyArray<Read>> => {
-  const { node, alice } = f
+  const { node, alice, external } = f
   const scan = scanOn(f)
   const s = (method: "get" | "post", path: string, url: string, request?: unknown): Read => ({
     name: `${method.toUpperCase()} /api/scan${url}`,
@@ -43,7 +46,14 @@ const reads = async (f: Fixture): Promise<ReadonlyArray<Read>> => {
     url: `${node.url}/api/scan${url}`,
     request
   })
-  const p = (path: string, url: string): Read => ({ name: `GET /api/validator${url}`, document: "ScanProxy", path, method: "get", url: `${node.url}/api/validator${url}`, token: node.admin })
+  const p = (path: string, url: string, document: "ScanProxy" | "ValidatorInternal" = "ScanProxy"): Read => ({
+    name: `GET /api/validator${url}`,
+    document,
+    path,
+    method: "get",
+    url: `${node.url}/api/validator${url}`,
+    token: node.admin
+  })
   const events = (await scan("/v0/events", { page_size: 1000 })).json as { events: ReadonlyArray<{ update: { update_id: string; record_time: string } }> }
   const last = events.events.at(-1)!.update
   const featured = (await scan("/v0/featured-apps")).json as { featured_apps: ReadonlyArray<{ contract_id: string }> }
@@ -83,7 +93,13 @@ const reads = async (f: Fixture): Promise<ReadonlyArray<Read>> => {
     p("/v0/scan-proxy/amulet-rules", "/v0/scan-proxy/amulet-rules"),
     p("/v0/scan-proxy/open-and-issuing-mining-rounds", "/v0/scan-proxy/open-and-issuing-mining-rounds"),
     p("/v0/scan-proxy/transfer-preapprovals/by-party/{party}", `/v0/scan-proxy/transfer-preapprovals/by-party/${party}`),
-    p("/v0/scan-proxy/featured-apps/{provider_party_id}", `/v0/scan-proxy/featured-apps/${party}`)
+    p("/v0/scan-proxy/featured-apps/{provider_party_id}", `/v0/scan-proxy/featured-apps/${party}`),
+    p("/v0/validator-user", "/v0/validator-user", "ValidatorInternal"),
+    p("/v0/admin/users", "/v0/admin/users", "ValidatorInternal"),
+    p("/v0/admin/transfer-preapprovals", "/v0/admin/transfer-preapprovals", "ValidatorInternal"),
+    p("/v0/admin/transfer-preapprovals/by-party/{receiver-party}", `/v0/admin/transfer-preapprovals/by-party/${party}`, "ValidatorInternal"),
+    p("/v0/admin/external-party/balance", `/v0/admin/external-party/balance?party_id=${encodeURIComponent(external)}`, "ValidatorInternal"),
+    p("/v0/admin/external-party/setup-proposal", "/v0/admin/external-party/setup-proposal", "ValidatorInternal")
   ]
 }
 
@@ -123,9 +139,22 @@ const requestVote = async (f: Fixture, name: string) => {
   await Effect.runPromise(node.runtime.run((engine) => Effect.asVoid(Effect.orDie(engine.network.superValidators[0]!.participant.submit(request)))))
 }
 
+/** Hosts an external party (its topology signed with a fresh key) and proposes its setup. */
+const hostExternalParty = async (node: WalletTestNode): Promise<string> => {
+  const admin = (path: string, body: unknown) => wallet(node, "POST", `/v0/admin/external-party${path}`, node.admin, body)
+  const keys = newKeys()
+  const generated = ok<{ party_id: string; topology_txs: ReadonlyArray<{ topology_tx: string; hash: string }> }>(
+    await admin("/topology/generate", { party_hint: "ext-wallet", public_key: keys.publicHex })
+  )
+  const signed = generated.topology_txs.map((t) => ({ topology_tx: t.topology_tx, signed_hash: keys.sign(t.hash) }))
+  ok(await admin("/topology/submit", { public_key: keys.publicHex, signed_topology_txs: signed }))
+  ok(await admin("/setup-proposal", { user_party_id: generated.party_id }))
+  return generated.party_id
+}
+
 const setUp = async (dialect: "spec" | "upstream"): Promise<Fixture> => {
   const node = await startWalletNode({ dialect })
-  const f = { node, alice: await onboard(node, "alice") }
+  const f = { node, alice: await onboard(node, "alice"), external: await hostExternalParty(node) }
   const aliceToken = await tokenOf("alice")
   await tapFor(node, aliceToken, "25")
   await tapFor(node, aliceToken, "5")
@@ -148,7 +177,9 @@ const expectUpstreamTypes = async (f: Fixture) => {
     ["/v0/admin/sv/voterequests", "dso_rules_vote_requests"],
     ["/v0/admin/sv/voteresults", "dso_rules_vote_results"],
     ["/v2/updates", "transactions"],
-    ["/v0/events", "events"]
+    ["/v0/events", "events"],
+    ["/v0/admin/transfer-preapprovals", "contracts"],
+    ["/v0/admin/external-party/setup-proposal", "contracts"]
   ] as const
   expect(lists.filter(([sample, field]) => lengthOf(sample, field) === 0)).toEqual([])
   const checked = checkUpstreamTypes(fetched)
@@ -156,21 +187,12 @@ const expectUpstreamTypes = async (f: Fixture) => {
 }
 
 beforeAll(async () => {
-  ;({ node, alice } = await setUp("spec"))
+  spec = await setUp("spec")
 })
-afterAll(() => node.close())
+afterAll(() => spec.node.close())
 
 describe("upstream's response types", () => {
-  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", () => expectUpstreamTypes({ node, alice }))
-
-  it("also in LocalNet's names (upstream's own *_coin fields stay as they are)", async () => {
-    const localNet = await setUp("upstream")
-    try {
-      await expectUpstreamTypes(localNet)
-    } finally {
-      await localNet.node.close()
-    }
-  })
+  it("every upstream scan and scan-proxy read has the type core-splice-client declares for it", () => expectUpstreamTypes(spec))
 
   it("the check fails on a body that is not upstream's: a missing required field, an unknown enum value, a number as a string, a misspelled field", async () => {
     const dso = (await scan("/v0/dso")).json as Record<string, unknown>
@@ -233,5 +255,17 @@ describe("upstream scan reads", () => {
   it("refuses a page size out of range and an after time that is no time", async () => {
     expect((await scan("/v2/updates", { page_size: 0 })).status).toBe(400)
     expect((await scan("/v0/events", { page_size: 10, after: { after_migration_id: 0, after_record_time: "yesterday" } })).status).toBe(400)
+  })
+})
+
+// Last, on a node of its own: the spec node's idle keep-alive connections are not left waiting through it.
+describe("upstream's response types in LocalNet's names", () => {
+  it("hold too (upstream's own *_coin fields stay as they are)", async () => {
+    const localNet = await setUp("upstream")
+    try {
+      await expectUpstreamTypes(localNet)
+    } finally {
+      await localNet.node.close()
+    }
   })
 })

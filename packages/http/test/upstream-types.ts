@@ -1,7 +1,7 @@
 /**
  * Checks JSON bodies against upstream's own response types: the openapi-typescript declarations that
- * `@canton-network/core-splice-client` generates from Splice's scan and scan-proxy OpenAPI documents
- * (dist/generated-clients/scan.d.ts, scan-proxy.d.ts). Each body becomes a `const` annotated with its
+ * `@canton-network/core-splice-client` generates from Splice's scan, scan-proxy and validator
+ * (internal) OpenAPI documents (dist/generated-clients/scan.d.ts, scan-proxy.d.ts, validator-internal.d.ts). Each body becomes a `const` annotated with its
  * response type in a TypeScript file, which the compiler API type-checks; the diagnostics, named by
  * the sample they fall in, are the mismatches.
  */
@@ -17,7 +17,7 @@ export const generatedClients = join(dirname(createRequire(import.meta.url).reso
 /** One body and the upstream type it must have, e.g. `Scan["/v0/dso"]["get"]` with status 200. */
 export interface Sample {
   readonly name: string
-  readonly document: "Scan" | "ScanProxy"
+  readonly document: "Scan" | "ScanProxy" | "ValidatorInternal"
   readonly path: string
   readonly method: "get" | "post"
   readonly body: unknown
@@ -31,6 +31,7 @@ export interface Sample {
  */
 const PRELUDE = (dir: string) => `import type { paths as Scan } from ${JSON.stringify(join(dir, "scan.js"))}
 import type { paths as ScanProxy } from ${JSON.stringify(join(dir, "scan-proxy.js"))}
+import type { paths as ValidatorInternal } from ${JSON.stringify(join(dir, "validator-internal.js"))}
 type FreeForm = { readonly [key: string]: unknown }
 type Upstream<T> = T extends ReadonlyArray<infer E>
   ? ReadonlyArray<Upstream<E>>
