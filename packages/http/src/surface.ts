@@ -359,34 +359,14 @@ export const routePath = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEnd
   `${surface.mount}${(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).path}` as `/${string}`
 
 /**
- * The request handling of one endpoint, as an Effect of the router's request context. Never fails:
- * every failure becomes the surface's error response.
+ * The handler's input: the request's path parameters, query, headers and body, decoded with the
+ * endpoint's schemas (names translated from the node's dialect).
  */
-export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(
-  surface: Surface,
-  endpoint_: E,
-  handler: (request: Request<E>) => Effect.Effect<Success<E>, HandlerError, R>,
-  options?: BindOptions
-): Effect.Effect<
-  HttpServerResponse.HttpServerResponse,
-  never,
-  Exclude<R, AuthenticatedUser | AuthenticatedSubject> | HttpLayerRouter.Provided | Authenticator
-> => {
-  const endpoint = endpoint_ as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-  const mode = options?.auth ?? surface.auth
-  const encodeSuccess = Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown, never>)
-  const status = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
-  const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
-  const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
-  const hasBody = HttpMethod.hasBody(endpoint.method)
-  const reads = options?.read ?? endpoint.method === "GET"
-  const queryArrays = endpoint.urlParamsSchema._tag === "Some" ? arrayParams(endpoint.urlParamsSchema.value) : new Set<string>()
-
-  const program = Effect.gen(function* () {
+const decodeRequest = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, queryArrays: ReadonlySet<string>) =>
+  Effect.gen(function* () {
     const settings = yield* HttpNodeConfig
     const names = yield* Dialect
     const request = yield* HttpServerRequest.HttpServerRequest
-    const auth = yield* authenticate(mode, request)
     const route = yield* HttpLayerRouter.RouteContext
     const query = yield* HttpServerRequest.ParsedSearchParams
     const input: Record<string, unknown> = { request }
@@ -405,23 +385,62 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
       const schema = endpoint.headersSchema.value as Schema.Schema<unknown, unknown, never>
       input["headers"] = yield* decodeWith(schema, request.headers, "header", firstKey)
     }
-    if (endpoint.payloadSchema._tag === "Some" && hasBody) {
+    if (endpoint.payloadSchema._tag === "Some" && HttpMethod.hasBody(endpoint.method)) {
       const schema = endpoint.payloadSchema.value as Schema.Schema<unknown, unknown, never>
       const raw = yield* readPayload(request, schema, settings.maxRequestBytes)
       input["payload"] = yield* decodeWith(schema, inbound(names, surface.name, raw), "body")
     }
+    return input
+  })
+
+/** How an endpoint answers: its success schema's status and encoding (read once), names translated to the node's dialect. */
+const makeResponder = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
+  const encodeSuccess = Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown, never>)
+  const status = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
+  const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
+  const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
+  return (answer: unknown, headers: Record<string, string>) =>
+    Effect.gen(function* () {
+      if (isEmpty) return HttpServerResponse.empty({ status, headers })
+      const names = yield* Dialect
+      const encoded = yield* Effect.orDie(encodeSuccess(answer))
+      switch (successEncoding.kind) {
+        case "Text":
+          return HttpServerResponse.text(String(encoded), { status, contentType: successEncoding.contentType, headers })
+        case "Uint8Array":
+          return HttpServerResponse.uint8Array(encoded as Uint8Array, { status, contentType: successEncoding.contentType, headers })
+        default:
+          return yield* Effect.orDie(HttpServerResponse.json(outbound(names, encoded), { status, contentType: successEncoding.contentType, headers }))
+      }
+    })
+}
+
+/**
+ * The request handling of one endpoint, as an Effect of the router's request context: authenticate,
+ * decode, handle, encode. Never fails: every failure becomes the surface's error response.
+ */
+export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>(
+  surface: Surface,
+  endpoint_: E,
+  handler: (request: Request<E>) => Effect.Effect<Success<E>, HandlerError, R>,
+  options?: BindOptions
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  Exclude<R, AuthenticatedUser | AuthenticatedSubject> | HttpLayerRouter.Provided | Authenticator
+> => {
+  const endpoint = endpoint_ as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  const mode = options?.auth ?? surface.auth
+  const respond = makeResponder(endpoint)
+  const reads = options?.read ?? endpoint.method === "GET"
+  const queryArrays = endpoint.urlParamsSchema._tag === "Some" ? arrayParams(endpoint.urlParamsSchema.value) : new Set<string>()
+
+  const program = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const auth = yield* authenticate(mode, request)
+    const input = yield* decodeRequest(surface, endpoint, queryArrays)
     const answer = yield* Effect.locally(Effect.provide(handler(input as Request<E>), auth), ReadOnlyRequest, reads)
-    const headers = options?.successHeaders?.(input) ?? {}
-    if (isEmpty) return HttpServerResponse.empty({ status, headers })
-    const encoded = yield* Effect.orDie(encodeSuccess(answer))
-    switch (successEncoding.kind) {
-      case "Text":
-        return HttpServerResponse.text(String(encoded), { status, contentType: successEncoding.contentType, headers })
-      case "Uint8Array":
-        return HttpServerResponse.uint8Array(encoded as Uint8Array, { status, contentType: successEncoding.contentType, headers })
-      default:
-        return yield* Effect.orDie(HttpServerResponse.json(outbound(names, encoded), { status, contentType: successEncoding.contentType, headers }))
-    }
+    return yield* respond(answer, options?.successHeaders?.(input) ?? {})
   })
 
   return program.pipe(

@@ -118,6 +118,21 @@ describe("POST /v2/updates/get-updates-page", () => {
     const after = await post(node, "/v2/updates/get-updates-page", aliceToken, { endOffsetInclusive: (await ledgerEnd()) + 5, updateFormat: acsFormat(alice) })
     expect((after.json as { code: string }).code).toBe("OFFSET_AFTER_LEDGER_END")
   })
+
+  it("a token of this request whose position lies after the ledger end or before the range: 400 naming pageToken", async () => {
+    const request = { beginOffsetExclusive: 2, maxPageSize: 1, updateFormat: acsFormat(alice) }
+    const first = await page(request)
+    const moved = (at: number) => {
+      const token = JSON.parse(Buffer.from(first.nextPageToken!, "base64url").toString("utf8")) as Json
+      return Buffer.from(JSON.stringify({ ...token, at }), "utf8").toString("base64url")
+    }
+    for (const at of [(await ledgerEnd()) + 1, 1]) {
+      const answer = await post(node, "/v2/updates/get-updates-page", aliceToken, { ...request, pageToken: moved(at) })
+      expect(answer.status).toBe(400)
+      expect(answer.text).toContain("pageToken: is not a page token of this node")
+    }
+    expect((await post(node, "/v2/updates/get-updates-page", aliceToken, { ...request, pageToken: moved(3) })).status).toBe(200)
+  })
 })
 
 const acsPage = async (body: Json): Promise<AcsPage> => {

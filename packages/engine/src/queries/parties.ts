@@ -73,8 +73,12 @@ export const participantUid = (participant: ParticipantNode): ParticipantNode["l
 /** The participant's id as the ledger API prints it. */
 export const participantId = (participant: ParticipantNode): string => participantIdOf(participant.logic)
 
-/** Every party the participant knows (hosted here or elsewhere), by party id. */
-export const knownPartiesOf = (participant: ParticipantNode): ReadonlyArray<PartyInfo> => knownParties(participant.logic)
+/** The parties among `wanted` that the participant knows (hosted here or elsewhere), by party id. */
+export const knownPartiesAmong = (participant: ParticipantNode, wanted: ReadonlySet<string>): ReadonlyArray<PartyInfo> =>
+  knownParties(participant.logic).filter((p) => wanted.has(p.party))
+
+/** A party the participant knows (hosted here or elsewhere); undefined when it knows none by that id. */
+export const knownParty = (participant: ParticipantNode, party: string): PartyInfo | undefined => knownParties(participant.logic).find((p) => p.party === party)
 
 /** One page of the known parties whose id contains `filter`, after the party `after` (exclusive); `next` when more follow. */
 export const knownPartiesPage = (

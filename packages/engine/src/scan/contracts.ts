@@ -10,7 +10,7 @@ import type { InFlightContract } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type { ParticipantLogic } from "../participant/index.ts"
 import { DsoContractNotFound, TransferPreapprovalNotFound, VoteRequestNotFound } from "./errors.ts"
-import { ScanTemplates, entityOf, isTemplate, payloadField, templateIdsOf } from "./templates.ts"
+import { ScanTemplates, asObject, entityOf, isTemplate, payloadField, templateIdsOf } from "./templates.ts"
 
 const ok = Either.right
 const err = Either.left
@@ -112,3 +112,29 @@ export const dsoContractsOf = (network: CoinNetwork, sv: SuperValidatorNode, ref
   contractsOf(sv.participant.logic, network.registry, reference, network.dso).map((known) =>
     known._tag === "active" ? { contract: known.contract, synchronizerId: known.contract.synchronizerId } : { contract: known.entry.contract, synchronizerId: undefined }
   )
+
+/** The round number of a round contract (`round: {number}`), -1 when it has none. */
+export const roundNumberOf = (c: DsoContract): number => {
+  const n = Number(asObject(c.contract.created.createArguments["round"])?.["number"])
+  return Number.isFinite(n) ? n : -1
+}
+
+/** The DSO's round contracts of a template (open, issuing, closed rounds), lowest round first. */
+export const dsoRoundsOf = (network: CoinNetwork, sv: SuperValidatorNode, reference: string): ReadonlyArray<DsoContract> =>
+  [...dsoContractsOf(network, sv, reference)].sort((a, b) => roundNumberOf(a) - roundNumberOf(b))
+
+/** The newest round of a template (the DSO's latest open round); DsoContractNotFound when there is none. */
+export const newestDsoRound = (network: CoinNetwork, sv: SuperValidatorNode, reference: string): Either.Either<DsoContract, DsoContractNotFound> => {
+  const newestRound = dsoRoundsOf(network, sv, reference).at(-1)
+  return newestRound === undefined ? err(new DsoContractNotFound({ template: entityOf(reference) })) : ok(newestRound)
+}
+
+/** The DSO's contract of a singleton template (DsoRules, CoinRules): the last listed; DsoContractNotFound when there is none. */
+export const dsoSingletonOf = (network: CoinNetwork, sv: SuperValidatorNode, reference: string): Either.Either<DsoContract, DsoContractNotFound> => {
+  const found = dsoContractsOf(network, sv, reference).at(-1)
+  return found === undefined ? err(new DsoContractNotFound({ template: entityOf(reference) })) : ok(found)
+}
+
+/** The FeaturedAppRight of a provider party, if the DSO granted it one. */
+export const featuredAppRightOfProvider = (network: CoinNetwork, sv: SuperValidatorNode, provider: string): DsoContract | undefined =>
+  dsoContractsOf(network, sv, ScanTemplates.featuredAppRight).find((c) => c.contract.created.createArguments["provider"] === provider)

@@ -9,6 +9,9 @@ import type { TemplateRegistry } from "../ledger/template.ts"
 export const ScanTemplates = {
   coinRules: "#splice-coin:Splice.CoinRules:CoinRules",
   openMiningRound: "#splice-coin:Splice.Round:OpenMiningRound",
+  summarizingMiningRound: "#splice-coin:Splice.Round:SummarizingMiningRound",
+  issuingMiningRound: "#splice-coin:Splice.Round:IssuingMiningRound",
+  closedMiningRound: "#splice-coin:Splice.Round:ClosedMiningRound",
   transferPreapproval: "#splice-coin:Splice.CoinRules:TransferPreapproval",
   externalPartyCoinRules: "#splice-coin:Splice.ExternalPartyCoinRules:ExternalPartyCoinRules",
   featuredAppRight: "#splice-coin:Splice.Coin:FeaturedAppRight",

@@ -300,10 +300,10 @@ const getParties = (node: LedgerNode, party: string, urlParams: { readonly "iden
   Effect.gen(function* () {
     yield* requireAdmin(urlParams["identity-provider-id"])
     const wanted = new Set([party, ...(urlParams.parties ?? [])])
-    const all = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownPartiesOf(participant)))
+    const known = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownPartiesAmong(participant, wanted)))
     const records = yield* partyRecords
     const idp = urlParams["identity-provider-id"] ?? ""
-    return { partyDetails: all.filter((p) => wanted.has(p.party)).map((p) => details(p, records, idp)) }
+    return { partyDetails: known.map((p) => details(p, records, idp)) }
   })
 
 /** Updates the local details (metadata, isLocal) the user management keeps of a party. */
@@ -315,9 +315,7 @@ const updatePartyDetails = (node: LedgerNode, path: { readonly party: string }, 
     }
     const identityProviderId = requested.identityProviderId ?? ""
     yield* requireAdmin(identityProviderId)
-    const facts = yield* run(node, (_engine, participant) =>
-      Either.right(LedgerApi.knownPartiesOf(participant).find((p) => p.party === path.party))
-    )
+    const facts = yield* run(node, (_engine, participant) => Either.right(LedgerApi.knownParty(participant, path.party)))
     const users = yield* Admin.UserManagement
     const record = yield* users.updatePartyDetails(
       {

@@ -42,3 +42,6 @@ export const registryContext = (view: ScanView): ScanApi.RegistryContext => Scan
 
 /** The DSO's contracts of a template on the scan's node (the upstream reads and the scan proxy). */
 export const dsoContracts = (view: ScanView, reference: string): ReadonlyArray<ScanApi.DsoContract> => ScanApi.dsoContractsOf(view.engine.network, view.sv, reference)
+
+/** The DSO's round contracts of a template on the scan's node, lowest round first. */
+export const dsoRounds = (view: ScanView, reference: string): ReadonlyArray<ScanApi.DsoContract> => ScanApi.dsoRoundsOf(view.engine.network, view.sv, reference)

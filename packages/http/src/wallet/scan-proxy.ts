@@ -14,10 +14,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Either, Layer, Schema } from "effect"
 import { Contract, ContractWithState } from "../scan/index.ts"
-import { dsoContracts, withScan } from "../scan/engine.ts"
-import { byRoundNumber, UpstreamTemplates, withState } from "../scan/upstream/reads.ts"
+import { dsoRounds, withScan } from "../scan/engine.ts"
+import { withState } from "../scan/upstream/reads.ts"
 import { bind, Surfaces } from "../surface.ts"
 
 export const GetDsoPartyIdProxy = HttpApiEndpoint.get("getDsoPartyIdProxy", "/v0/scan-proxy/dso-party-id").addSuccess(
@@ -64,19 +64,16 @@ export const ScanProxyRoutes = Layer.mergeAll(
   ),
 
   bind(wallet, GetAmuletRulesProxy, () =>
-    withScan("GET /api/validator/v0/scan-proxy/amulet-rules", (view) => {
-      const rules = dsoContracts(view, UpstreamTemplates.coinRules).at(-1)
-      return rules === undefined
-        ? Effect.fail(new ScanReads.DsoContractNotFound({ template: "CoinRules" }))
-        : Effect.succeed({ amulet_rules: withState(rules) })
-    })
+    withScan("GET /api/validator/v0/scan-proxy/amulet-rules", (view) =>
+      Either.map(ScanReads.dsoSingletonOf(view.engine.network, view.sv, ScanReads.ScanTemplates.coinRules), (rules) => ({ amulet_rules: withState(rules) }))
+    )
   ),
 
   bind(wallet, GetOpenAndIssuingMiningRoundsProxy, () =>
     withScan("GET /api/validator/v0/scan-proxy/open-and-issuing-mining-rounds", (view) =>
       Effect.sync(() => ({
-        open_mining_rounds: [...dsoContracts(view, UpstreamTemplates.openMiningRound)].sort(byRoundNumber).map(withState),
-        issuing_mining_rounds: [...dsoContracts(view, UpstreamTemplates.issuingMiningRound)].sort(byRoundNumber).map(withState)
+        open_mining_rounds: dsoRounds(view, ScanReads.ScanTemplates.openMiningRound).map(withState),
+        issuing_mining_rounds: dsoRounds(view, ScanReads.ScanTemplates.issuingMiningRound).map(withState)
       }))
     )
   ),
@@ -93,7 +90,7 @@ export const ScanProxyRoutes = Layer.mergeAll(
   bind(wallet, LookupFeaturedAppRightProxy, ({ path }) =>
     withScan("GET /api/validator/v0/scan-proxy/featured-apps", (view) =>
       Effect.sync(() => {
-        const right = dsoContracts(view, UpstreamTemplates.featuredAppRight).find((c) => c.contract.created.createArguments["provider"] === path.provider_party_id)
+        const right = ScanReads.featuredAppRightOfProvider(view.engine.network, view.sv, path.provider_party_id)
         return right === undefined ? {} : { featured_app_right: ScanReads.renderContract(right.contract) }
       })
     )

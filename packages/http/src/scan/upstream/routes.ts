@@ -7,7 +7,7 @@ import { parseIso } from "@sandnet/core"
 import { ScanApi as ScanReads, requiredNumVotes } from "@sandnet/engine"
 import { Effect, Either, Layer } from "effect"
 import { InvalidRequest } from "../../errors.ts"
-import { dsoContracts, renderOptions, withScan, type ScanView } from "../engine.ts"
+import { dsoContracts, dsoRounds, renderOptions, withScan, type ScanView } from "../engine.ts"
 import { bind, Surfaces } from "../../surface.ts"
 import {
   GetClosedRounds,
@@ -19,22 +19,18 @@ import {
   ListFeaturedAppRights,
   ListVoteRequests
 } from "./endpoints.ts"
-import { byRoundNumber, eventIdsAfter, maybeCachedMap, updatesAfter, UpstreamTemplates, withState, type HistoryKey } from "./reads.ts"
+import { maybeCachedMap, withState } from "./reads.ts"
 
 const scan = Surfaces.scan
-
-const requireOne = (view: ScanView, reference: string) => {
-  const found = dsoContracts(view, reference).at(-1)
-  return found === undefined ? Effect.fail(new ScanReads.DsoContractNotFound({ template: reference.slice(reference.lastIndexOf(":") + 1) })) : Effect.succeed(found)
-}
+const Templates = ScanReads.ScanTemplates
 
 /** GetDsoInfoResponse: the scan's SV, the DSO's rules, its newest open round. */
 const dsoInfo = (view: ScanView) =>
   Effect.gen(function* () {
-    const dsoRules = yield* requireOne(view, UpstreamTemplates.dsoRules)
-    const coinRules = yield* requireOne(view, UpstreamTemplates.coinRules)
-    const latest = [...dsoContracts(view, UpstreamTemplates.openMiningRound)].sort(byRoundNumber).at(-1)
-    if (latest === undefined) return yield* Effect.fail(new ScanReads.DsoContractNotFound({ template: "OpenMiningRound" }))
+    const network = view.engine.network
+    const dsoRules = yield* ScanReads.dsoSingletonOf(network, view.sv, Templates.dsoRules)
+    const coinRules = yield* ScanReads.dsoSingletonOf(network, view.sv, Templates.coinRules)
+    const latest = yield* ScanReads.newestDsoRound(network, view.sv, Templates.openMiningRound)
     const svs = dsoRules.contract.created.createArguments["svs"]
     return {
       // Sandnet runs no SV app: its user is named after the super validator node.
@@ -51,7 +47,7 @@ const dsoInfo = (view: ScanView) =>
   })
 
 /** `after` of an update or event history request. */
-const afterKey = (after: { readonly after_migration_id: number; readonly after_record_time: string } | undefined): Effect.Effect<HistoryKey | undefined, InvalidRequest> => {
+const afterKey = (after: { readonly after_migration_id: number; readonly after_record_time: string } | undefined): Effect.Effect<ScanReads.HistoryKey | undefined, InvalidRequest> => {
   if (after === undefined) return Effect.succeed(undefined)
   const recordTime = parseIso(after.after_record_time)
   return recordTime === undefined
@@ -73,22 +69,22 @@ export const ScanUpstreamRoutes = Layer.mergeAll(
     withScan("POST /api/scan/v0/open-and-issuing-mining-rounds", (view) =>
       Effect.sync(() => ({
         time_to_live_in_microseconds: roundsTtl(view),
-        open_mining_rounds: maybeCachedMap([...dsoContracts(view, UpstreamTemplates.openMiningRound)].sort(byRoundNumber), payload.cached_open_mining_round_contract_ids),
-        issuing_mining_rounds: maybeCachedMap([...dsoContracts(view, UpstreamTemplates.issuingMiningRound)].sort(byRoundNumber), payload.cached_issuing_round_contract_ids)
+        open_mining_rounds: maybeCachedMap(dsoRounds(view, Templates.openMiningRound), payload.cached_open_mining_round_contract_ids),
+        issuing_mining_rounds: maybeCachedMap(dsoRounds(view, Templates.issuingMiningRound), payload.cached_issuing_round_contract_ids)
       }))
     )
   ),
 
   bind(scan, GetClosedRounds, () =>
     withScan("GET /api/scan/v0/closed-rounds", (view) =>
-      Effect.sync(() => ({ rounds: [...dsoContracts(view, UpstreamTemplates.closedMiningRound)].sort(byRoundNumber).map((c) => ScanReads.renderContract(c.contract)) }))
+      Effect.sync(() => ({ rounds: dsoRounds(view, Templates.closedMiningRound).map((c) => ScanReads.renderContract(c.contract)) }))
     )
   ),
 
   bind(scan, GetUpdateHistoryV2, ({ payload }) =>
     withScan("POST /api/scan/v2/updates", (view) =>
       Effect.map(afterKey(payload.after), (after) => ({
-        transactions: updatesAfter(view.sv.scan, after, payload.page_size).map((entry) =>
+        transactions: ScanReads.updatesAfter(view.sv.scan, after, payload.page_size).map((entry) =>
           ScanReads.renderUpdateV2(entry, renderOptions(view, payload.daml_value_encoding ?? "compact_json"))
         )
       }))
@@ -98,7 +94,7 @@ export const ScanUpstreamRoutes = Layer.mergeAll(
   bind(scan, GetEventHistory, ({ payload }) =>
     withScan("POST /api/scan/v0/events", (view) =>
       Effect.map(afterKey(payload.after), (after) => ({
-        events: eventIdsAfter(view.sv.scan, after, payload.page_size).flatMap((id) => {
+        events: ScanReads.eventIdsAfter(view.sv.scan, after, payload.page_size).flatMap((id) => {
           const item = ScanReads.eventById(view.sv.scan, id, renderOptions(view, payload.daml_value_encoding ?? "compact_json"))
           return Either.isRight(item) ? [item.right] : []
         })
@@ -108,13 +104,13 @@ export const ScanUpstreamRoutes = Layer.mergeAll(
 
   bind(scan, ListFeaturedAppRights, () =>
     withScan("GET /api/scan/v0/featured-apps", (view) =>
-      Effect.sync(() => ({ featured_apps: dsoContracts(view, UpstreamTemplates.featuredAppRight).map((c) => ScanReads.renderContract(c.contract)) }))
+      Effect.sync(() => ({ featured_apps: dsoContracts(view, Templates.featuredAppRight).map((c) => ScanReads.renderContract(c.contract)) }))
     )
   ),
 
   bind(scan, ListVoteRequests, () =>
     withScan("GET /api/scan/v0/admin/sv/voterequests", (view) =>
-      Effect.sync(() => ({ dso_rules_vote_requests: dsoContracts(view, UpstreamTemplates.voteRequest).map((c) => ScanReads.renderContract(c.contract)) }))
+      Effect.sync(() => ({ dso_rules_vote_requests: dsoContracts(view, Templates.voteRequest).map((c) => ScanReads.renderContract(c.contract)) }))
     )
   )
 )
