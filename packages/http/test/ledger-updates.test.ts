@@ -497,13 +497,10 @@ describe("lookups", () => {
     expect(transient.json).toEqual({
       code: "UPDATE_NOT_FOUND",
       cause: `Update not found, or not visible: update id ${u3!.updateId}`,
-      correlationId: null,
-      traceId: null,
       context: { category: "11", definite_answer: "false" },
       resources: [["UPDATE_ID", u3!.updateId]],
       errorCategory: 11,
       grpcCodeValue: 5,
-      retryInfo: null,
       definiteAnswer: false
     })
     const missing = await post(node, "/v2/updates/update-by-offset", aliceToken, { offset: 999_999, updateFormat: acsFormat({ [alice]: {} }) })
