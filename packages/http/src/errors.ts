@@ -224,18 +224,18 @@ export const ErrorResponse = Schema.Struct({ error: Schema.String }).annotations
   description: "Error body of the scan, wallet and registry surfaces"
 })
 
-/** The ledger's standard error body. Absent optional values are printed as null, as Canton does. */
+/** The ledger's standard error body. Absent optional values are left out (upstream's schema: optional, not nullable). */
 export const JsCantonError = Schema.Struct({
   code: Schema.String,
   cause: Schema.String,
-  correlationId: Schema.NullOr(Schema.String),
-  traceId: Schema.NullOr(Schema.String),
+  correlationId: Schema.optional(Schema.String),
+  traceId: Schema.optional(Schema.String),
   context: Schema.Record({ key: Schema.String, value: Schema.String }),
   resources: Schema.Array(Schema.Tuple(Schema.String, Schema.String)),
   errorCategory: Schema.Int,
-  grpcCodeValue: Schema.NullOr(Schema.Int),
-  retryInfo: Schema.NullOr(Schema.String),
-  definiteAnswer: Schema.NullOr(Schema.Boolean)
+  grpcCodeValue: Schema.optional(Schema.Int),
+  retryInfo: Schema.optional(Schema.String),
+  definiteAnswer: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "JsCantonError" })
 export type JsCantonError = typeof JsCantonError.Type
 
@@ -602,13 +602,11 @@ export const describeCause = (cause: Cause.Cause<unknown>): Described => {
 export const toJsCantonError = (error: StandardError): JsCantonError => ({
   code: error.code,
   cause: error.cause,
-  correlationId: null,
-  traceId: null,
   context: { category: String(error.category.id), definite_answer: "false", ...error.context },
   resources: (error.resources ?? []).map(([k, v]) => [k, v] as const),
   errorCategory: error.category.id,
-  grpcCodeValue: error.category.grpc ?? null,
-  retryInfo: "retry" in error.category && error.category.retry !== undefined ? error.category.retry : null,
+  ...(error.category.grpc === undefined ? {} : { grpcCodeValue: error.category.grpc }),
+  ...("retry" in error.category && error.category.retry !== undefined ? { retryInfo: error.category.retry } : {}),
   definiteAnswer: false
 })
 

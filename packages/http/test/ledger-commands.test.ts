@@ -80,7 +80,6 @@ describe("submitting commands", () => {
             nodeId: 0,
             contractId: expect.stringMatching(/^00[0-9a-f]{64}/),
             templateId: TransferOffer.templateId,
-            contractKey: null,
             createArgument: offerArguments(alice, bob, facts.dso, "c-2"),
             createdEventBlob: "",
             interfaceViews: [],
@@ -96,9 +95,7 @@ describe("submitting commands", () => {
       ],
       offset: await ledgerEnd(),
       synchronizerId: facts.synchronizerId,
-      traceContext: null,
       recordTime: expect.stringMatching(/^2026-01-01T00:00:00\.\d{6}Z$/),
-      externalTransactionHash: null,
       paidTrafficCost: expect.any(Number)
     })
   })

@@ -82,7 +82,7 @@ describe("POST /v2/events/events-by-contract-id", () => {
     })
     expect(answer.status, answer.text).toBe(200)
     const events = answer.json as Events
-    expect(events.archived).toBeNull()
+    expect(events.archived).toBeUndefined()
     expect(events.created?.createdEvent).toMatchObject({ contractId: erinCoin, witnessParties: [erin], createdEventBlob: expect.stringMatching(/^[A-Za-z0-9+/]+=*$/) })
   })
 

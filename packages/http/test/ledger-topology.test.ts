@@ -109,7 +109,7 @@ describe("topology events of local parties", () => {
     expect(tx.updateId).toMatch(/^1220[0-9a-f]{64}$/)
     expect(tx.synchronizerId).toBe(facts.synchronizerId)
     expect(tx.recordTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/)
-    expect(tx.traceContext).toBeNull()
+    expect(Object.keys(tx)).not.toContain("traceContext")
     // the ledger end counts it; the stream ends with a checkpoint at the end
     expect(await ledgerEnd(node, carolToken)).toBe(after + 1)
     expect(kindOf(items[items.length - 1]!)).toBe("OffsetCheckpoint")

@@ -63,10 +63,10 @@ export const JsCompletion = Schema.Struct({
   actAs: Parties,
   submissionId: Schema.String,
   deduplicationPeriod: CompletionDeduplicationPeriod,
-  traceContext: Schema.NullOr(JsTraceContext),
+  traceContext: Schema.optional(JsTraceContext),
   offset: Schema.Int,
   synchronizerTime: SynchronizerTime,
-  paidTrafficCost: Schema.NullOr(Schema.Int)
+  paidTrafficCost: Schema.optional(Schema.Int)
 }).annotations({ identifier: "Completion1", title: "Completion" })
 
 export const CompletionResponse = Schema.Union(
@@ -136,10 +136,9 @@ export const renderCompletion = (view: LedgerApi.CompletionView): typeof JsCompl
     actAs: [...view.actAs],
     submissionId: record.submissionId ?? "",
     deduplicationPeriod: DEDUPLICATION,
-    traceContext: null,
     offset: record.offset,
     synchronizerTime: { synchronizerId: record.synchronizerId, recordTime: toIso(record.recordTime) },
-    paidTrafficCost: view.paidTrafficCost ?? null
+    ...(view.paidTrafficCost === undefined ? {} : { paidTrafficCost: view.paidTrafficCost })
   }
 }
 

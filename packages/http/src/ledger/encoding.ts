@@ -5,9 +5,10 @@
  * ExercisedEvent. Request shapes are requests.ts.
  *
  * Output conventions (as Canton's JSON encoder prints protobuf messages): absent optional strings
- * of the message are `""` (commandId, workflowId), absent optional messages and values are `null`
- * (traceContext, contractKey, externalTransactionHash, paidTrafficCost), lists are `[]`. Times are
- * ISO-8601 with microseconds; bytes (createdEventBlob, externalTransactionHash) standard base64.
+ * of the message are `""` (commandId, workflowId), lists are `[]`; absent optional messages and
+ * values (traceContext, contractKey, interfaceId, externalTransactionHash, paidTrafficCost) are
+ * left out, as the schemas declare them optional, never `null`. Times are ISO-8601 with
+ * microseconds; bytes (createdEventBlob, externalTransactionHash) standard base64.
  */
 import { invariant, toIso, uidWithoutPrefix } from "@sandnet/core"
 import { External, LedgerApi } from "@sandnet/engine"
@@ -19,7 +20,11 @@ import { Parties } from "./requests.ts"
 // =============================================================================================
 
 const Int = Schema.Int
-const NullableString = Schema.NullOr(Schema.String)
+const OptionalString = Schema.optional(Schema.String)
+
+/** `{ [key]: value }` when the value is present, `{}` when it is absent: optional fields are left out. */
+const present = <K extends string, V>(key: K, value: V | undefined): { [k in K]?: V } =>
+  (value === undefined ? {} : { [key]: value }) as { [k in K]?: V }
 
 export const JsStatus = Schema.Struct({ code: Int, message: Schema.String, details: Schema.Array(Schema.Unknown) }).annotations({
   identifier: "JsStatus"
@@ -36,7 +41,7 @@ export const CreatedEvent = Schema.Struct({
   nodeId: Int,
   contractId: Schema.String,
   templateId: Schema.String,
-  contractKey: Schema.Unknown,
+  contractKey: Schema.optional(Schema.Unknown),
   createArgument: Schema.Unknown,
   createdEventBlob: Schema.String,
   interfaceViews: Schema.Array(JsInterfaceView),
@@ -65,7 +70,7 @@ export const ExercisedEvent = Schema.Struct({
   nodeId: Int,
   contractId: Schema.String,
   templateId: Schema.String,
-  interfaceId: NullableString,
+  interfaceId: OptionalString,
   choice: Schema.String,
   choiceArgument: Schema.Unknown,
   actingParties: Parties,
@@ -85,7 +90,7 @@ export const Event = Schema.Union(
 ).annotations({ identifier: "Event" })
 export type Event = typeof Event.Type
 
-export const JsTraceContext = Schema.Struct({ traceparent: NullableString, tracestate: NullableString }).annotations({ identifier: "TraceContext" })
+export const JsTraceContext = Schema.Struct({ traceparent: OptionalString, tracestate: OptionalString }).annotations({ identifier: "TraceContext" })
 
 export const JsTransaction = Schema.Struct({
   updateId: Schema.String,
@@ -95,10 +100,10 @@ export const JsTransaction = Schema.Struct({
   events: Schema.Array(Event),
   offset: Int,
   synchronizerId: Schema.String,
-  traceContext: Schema.NullOr(JsTraceContext),
+  traceContext: Schema.optional(JsTraceContext),
   recordTime: Schema.String,
-  externalTransactionHash: NullableString,
-  paidTrafficCost: Schema.NullOr(Int)
+  externalTransactionHash: OptionalString,
+  paidTrafficCost: Schema.optional(Int)
 }).annotations({ identifier: "JsTransaction" })
 export type JsTransaction = typeof JsTransaction.Type
 
@@ -115,7 +120,7 @@ export const JsTransactionTree = Schema.Struct({
   offset: Int,
   eventsById: Schema.Record({ key: Schema.String, value: TreeEvent }),
   synchronizerId: Schema.String,
-  traceContext: Schema.NullOr(JsTraceContext),
+  traceContext: Schema.optional(JsTraceContext),
   recordTime: Schema.String
 }).annotations({ identifier: "JsTransactionTree" })
 export type JsTransactionTree = typeof JsTransactionTree.Type
@@ -136,7 +141,7 @@ export const UnassignedEvent = Schema.Struct({
   target: Schema.String,
   submitter: Schema.String,
   reassignmentCounter: Int,
-  assignmentExclusivity: NullableString,
+  assignmentExclusivity: OptionalString,
   witnessParties: Parties,
   packageName: Schema.String,
   offset: Int,
@@ -163,10 +168,10 @@ export const JsReassignment = Schema.Struct({
   workflowId: Schema.String,
   offset: Int,
   events: Schema.Array(JsReassignmentEvent),
-  traceContext: Schema.NullOr(JsTraceContext),
+  traceContext: Schema.optional(JsTraceContext),
   recordTime: Schema.String,
   synchronizerId: Schema.String,
-  paidTrafficCost: Schema.NullOr(Int)
+  paidTrafficCost: Schema.optional(Int)
 }).annotations({ identifier: "JsReassignment" })
 
 export const ParticipantPermission = Schema.Literal(
@@ -208,7 +213,7 @@ export const JsTopologyTransaction = Schema.Struct({
   synchronizerId: Schema.String,
   recordTime: Schema.String,
   events: Schema.Array(TopologyEvent),
-  traceContext: Schema.NullOr(JsTraceContext)
+  traceContext: Schema.optional(JsTraceContext)
 }).annotations({ identifier: "JsTopologyTransaction" })
 export type JsTopologyTransaction = typeof JsTopologyTransaction.Type
 
@@ -245,7 +250,6 @@ export const renderCreated = (event: LedgerApi.CreatedEventView): CreatedEvent =
   nodeId: event.node.nodeId,
   contractId: event.node.contractId,
   templateId: event.node.templateId,
-  contractKey: null,
   createArgument: event.node.createArguments,
   createdEventBlob: event.createdEventBlob ?? "",
   interfaceViews: event.interfaceViews.map((v) => ({
@@ -268,7 +272,7 @@ const renderExercised = (event: LedgerApi.ExercisedEventView): typeof ExercisedE
   nodeId: event.node.nodeId,
   contractId: event.node.contractId,
   templateId: event.node.templateId,
-  interfaceId: event.node.interfaceId ?? null,
+  ...present("interfaceId", event.node.interfaceId),
   choice: event.node.choice,
   choiceArgument: event.node.choiceArgument,
   actingParties: event.node.actingParties,
@@ -303,11 +307,11 @@ export const renderEvent = (event: LedgerApi.EventView): Event => {
 }
 
 const renderTrace = (trace: { readonly traceparent?: string | undefined; readonly tracestate?: string | undefined } | undefined) =>
-  trace === undefined ? null : { traceparent: trace.traceparent ?? null, tracestate: trace.tracestate ?? null }
+  present("traceContext", trace === undefined ? undefined : { ...present("traceparent", trace.traceparent), ...present("tracestate", trace.tracestate) })
 
 /** The engine keeps the external transaction hash as hex; the JSON API carries bytes as base64. */
-const hashBase64 = (hex: string | undefined): string | null => {
-  if (hex === undefined) return null
+const hashBase64 = (hex: string | undefined): string | undefined => {
+  if (hex === undefined) return undefined
   const bytes = External.hexToBytes(hex)
   return bytes === undefined ? hex : External.bytesToBase64(bytes)
 }
@@ -320,10 +324,10 @@ export const renderTransaction = (view: LedgerApi.TransactionView): JsTransactio
   events: view.events.map(renderEvent),
   offset: view.offset,
   synchronizerId: view.update.synchronizerId,
-  traceContext: renderTrace(view.update.traceContext),
+  ...renderTrace(view.update.traceContext),
   recordTime: toIso(view.update.recordTime),
-  externalTransactionHash: hashBase64(view.update.externalTransactionHash),
-  paidTrafficCost: view.forSubmitter ? view.update.paidTrafficCost : null
+  ...present("externalTransactionHash", hashBase64(view.update.externalTransactionHash)),
+  ...present("paidTrafficCost", view.forSubmitter ? view.update.paidTrafficCost : undefined)
 })
 
 export const renderTree = (view: LedgerApi.TransactionView): JsTransactionTree => {
@@ -340,7 +344,7 @@ export const renderTree = (view: LedgerApi.TransactionView): JsTransactionTree =
     offset: view.offset,
     eventsById,
     synchronizerId: view.update.synchronizerId,
-    traceContext: renderTrace(view.update.traceContext),
+    ...renderTrace(view.update.traceContext),
     recordTime: toIso(view.update.recordTime)
   }
 }
@@ -371,7 +375,6 @@ export const renderReassignment = (view: LedgerApi.ReassignmentView): typeof JsR
           target: event.targetSynchronizer,
           submitter: update.submitter,
           reassignmentCounter: event.reassignmentCounter,
-          assignmentExclusivity: null,
           witnessParties: view.event.witnessParties,
           packageName: event.kind === "unassign" ? event.packageName : event.createdEvent.packageName,
           offset: view.offset,
@@ -386,10 +389,8 @@ export const renderReassignment = (view: LedgerApi.ReassignmentView): typeof JsR
     workflowId: update.workflowId,
     offset: view.offset,
     events: [rendered],
-    traceContext: null,
     recordTime: toIso(update.recordTime),
-    synchronizerId: update.synchronizerId,
-    paidTrafficCost: null
+    synchronizerId: update.synchronizerId
   }
 }
 
@@ -413,8 +414,7 @@ export const renderTopologyTransaction = (view: LedgerApi.TopologyTransactionVie
         value: { partyId: e.partyId, participantId: uidWithoutPrefix(e.participantId), participantPermission: renderPermission(e.permission) }
       }
     }
-  })),
-  traceContext: null
+  }))
 })
 
 export const renderCheckpoint = (checkpoint: LedgerApi.CheckpointView) => ({

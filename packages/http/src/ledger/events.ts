@@ -38,10 +38,10 @@ export const GetEventsByContractIdRequest = Schema.Struct({
 export const JsCreated = Schema.Struct({ createdEvent: CreatedEvent, synchronizerId: Schema.String }).annotations({ identifier: "JsCreated" })
 export const JsArchived = Schema.Struct({ archivedEvent: ArchivedEvent, synchronizerId: Schema.String }).annotations({ identifier: "JsArchived" })
 
-/** Absent events are printed as null, as Canton prints absent optional values. */
+/** Absent events are left out (the schema's fields are optional). */
 export const JsGetEventsByContractIdResponse = Schema.Struct({
-  created: Schema.NullOr(JsCreated),
-  archived: Schema.NullOr(JsArchived)
+  created: Schema.optional(JsCreated),
+  archived: Schema.optional(JsArchived)
 }).annotations({ identifier: "JsGetEventsByContractIdResponse" })
 
 export const GetContractRequest = Schema.Struct({
@@ -114,11 +114,10 @@ const eventsByContractId = (node: LedgerNode, request: typeof GetEventsByContrac
     const { created, archived } = events.right
     const archivedEvent = archived === undefined ? undefined : renderEvent(archived.event)
     return {
-      created: created === undefined ? null : { createdEvent: renderCreated(created.event), synchronizerId: created.synchronizerId },
-      archived:
-        archived === undefined || archivedEvent === undefined || !("ArchivedEvent" in archivedEvent)
-          ? null
-          : { archivedEvent: archivedEvent.ArchivedEvent, synchronizerId: archived.synchronizerId }
+      ...(created === undefined ? {} : { created: { createdEvent: renderCreated(created.event), synchronizerId: created.synchronizerId } }),
+      ...(archived === undefined || archivedEvent === undefined || !("ArchivedEvent" in archivedEvent)
+        ? {}
+        : { archived: { archivedEvent: archivedEvent.ArchivedEvent, synchronizerId: archived.synchronizerId } })
     }
   })
 
@@ -139,7 +138,6 @@ const contractById = (node: LedgerNode, request: typeof GetContractRequest.Type)
         nodeId: 0,
         contractId: created.contractId,
         templateId: created.templateId,
-        contractKey: null,
         createArgument: created.createArguments,
         createdEventBlob: "",
         interfaceViews: [],

@@ -63,7 +63,7 @@ export const JsActiveContract = Schema.Struct({
 export const JsGetActiveContractsResponse = Schema.Struct({
   workflowId: Schema.String,
   contractEntry: Schema.Struct({ JsActiveContract }),
-  streamContinuationToken: Schema.NullOr(Schema.String)
+  streamContinuationToken: Schema.optional(Schema.String)
 }).annotations({ identifier: "JsGetActiveContractsResponse" })
 
 export const GetConnectedSynchronizersResponse = Schema.Struct({
@@ -156,8 +156,7 @@ const renderActiveContract = (c: LedgerApi.ActiveContractView): typeof JsGetActi
   workflowId: c.workflowId,
   contractEntry: {
     JsActiveContract: { createdEvent: renderCreated(c.created), synchronizerId: c.synchronizerId, reassignmentCounter: c.reassignmentCounter }
-  },
-  streamContinuationToken: null
+  }
 })
 
 
