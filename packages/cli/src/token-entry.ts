@@ -4,8 +4,7 @@
  * takes to start. It handles the well-formed invocations only; anything else (`--help`, an unknown
  * flag, a missing value) is left to the full command line, which explains it.
  */
-import { makeDevToken } from "@sandnet/http"
-import { Effect } from "effect"
+import { devTokenAt } from "@sandnet/http"
 
 /** The options of `sandnet token` (the same as main.ts declares). */
 export interface TokenArguments {
@@ -43,7 +42,7 @@ export const parseTokenArguments = (args: ReadonlyArray<string>): TokenArguments
 
 /** Prints a dev token on stdout. */
 export const printToken = async (options: TokenArguments): Promise<void> => {
-  process.stdout.write(`${await Effect.runPromise(makeDevToken(options))}\n`)
+  process.stdout.write(`${devTokenAt(options, Date.now())}\n`)
 }
 
 /** Prints the token and answers true, or answers false when the full command line should run. */

@@ -1,9 +1,10 @@
 /**
  * Dev tokens (`sandnet token --user <id>`): HS256 user tokens that the node accepts in dev mode.
- * Apart from auth.ts so that the token command can load this alone (a few modules, not the node).
+ * Apart from auth.ts so that the token command can load this alone: `devTokenAt` needs only
+ * node:crypto, so `sandnet token` loads neither Effect nor jose.
  */
 import { Clock, Effect } from "effect"
-import { SignJWT } from "jose"
+import { createHmac } from "node:crypto"
 
 /** The scope a ledger API token carries (Canton's scope-based user tokens). */
 export const LEDGER_API_SCOPE = "daml_ledger_api"
@@ -25,14 +26,21 @@ export interface DevTokenOptions {
 
 /** An HS256 user token that the node accepts in dev mode (`sandnet token --user <id>`). */
 export const makeDevToken = (options: DevTokenOptions): Effect.Effect<string> =>
-  Effect.gen(function* () {
-    const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
-    let jwt = new SignJWT({ scope: options.scope ?? LEDGER_API_SCOPE })
-      .setProtectedHeader({ alg: "HS256", typ: "JWT" })
-      .setSubject(options.user)
-      .setIssuedAt(nowSeconds)
-    if (options.audience !== undefined) jwt = jwt.setAudience(options.audience)
-    if (options.expiresInSeconds !== undefined) jwt = jwt.setExpirationTime(nowSeconds + options.expiresInSeconds)
-    const signer = jwt
-    return yield* Effect.promise(() => signer.sign(new TextEncoder().encode(options.secret ?? DEFAULT_DEV_SECRET)))
-  })
+  Effect.map(Clock.currentTimeMillis, (millis) => devTokenAt(options, millis))
+
+const base64url = (json: unknown): string => Buffer.from(JSON.stringify(json)).toString("base64url")
+
+/** The dev token issued at `nowMillis`: a compact JWS (RFC 7515) signed with HMAC-SHA256. */
+export const devTokenAt = (options: DevTokenOptions, nowMillis: number): string => {
+  const iat = Math.floor(nowMillis / 1000)
+  const claims = {
+    scope: options.scope ?? LEDGER_API_SCOPE,
+    sub: options.user,
+    iat,
+    ...(options.audience === undefined ? {} : { aud: options.audience }),
+    ...(options.expiresInSeconds === undefined ? {} : { exp: iat + options.expiresInSeconds })
+  }
+  const signingInput = `${base64url({ alg: "HS256", typ: "JWT" })}.${base64url(claims)}`
+  const signature = createHmac("sha256", options.secret ?? DEFAULT_DEV_SECRET).update(signingInput).digest("base64url")
+  return `${signingInput}.${signature}`
+}

@@ -17,7 +17,7 @@ export {
   type Subject,
   type UserAccess
 } from "./auth.ts"
-export { makeDevToken, type DevTokenOptions } from "./dev-token.ts"
+export { devTokenAt, makeDevToken, type DevTokenOptions } from "./dev-token.ts"
 export * as Errors from "./errors.ts"
 export {
   ErrorCategories,
