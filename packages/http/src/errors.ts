@@ -72,6 +72,22 @@ export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNot
   }
 }
 
+/** The request's header section is larger than the HTTP server accepts (Node's limit): 431. */
+export class RequestHeadersTooLarge extends Schema.TaggedError<RequestHeadersTooLarge>()("RequestHeadersTooLarge", {}) {
+  override get message() {
+    return "the request's header fields are too large"
+  }
+}
+
+/** A request the HTTP parser refuses (a broken request line or header): 400. */
+export class MalformedHttpRequest extends Schema.TaggedError<MalformedHttpRequest>()("MalformedHttpRequest", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `malformed HTTP request: ${this.reason}`
+  }
+}
+
 /** An endpoint of the reference that Sandnet does not serve (yet). */
 export class NotImplemented extends Schema.TaggedError<NotImplemented>()("NotImplemented", {
   operation: Schema.String
@@ -111,7 +127,9 @@ export class LedgerApiError extends Schema.TaggedError<LedgerApiError>()("Ledger
   cause: Schema.String,
   context: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   resources: Schema.optional(Schema.Array(Schema.Tuple(Schema.String, Schema.String))),
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** Fields the `{error}` surfaces add to their body (e.g. the wallet's 409 `transfer_preapproval_contract_id`). */
+  fields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
 }) {
   override get message() {
     return this.cause
@@ -122,6 +140,8 @@ export type HttpError =
   | InvalidRequest
   | PayloadTooLarge
   | RouteNotFound
+  | RequestHeadersTooLarge
+  | MalformedHttpRequest
   | NotImplemented
   | Unauthenticated
   | PermissionDenied
@@ -262,6 +282,8 @@ export interface Described {
   readonly status: number
   readonly message: string
   readonly ledger: LedgerAnswer
+  /** Further fields of the `{error}` body (next to `error`). */
+  readonly fields?: Readonly<Record<string, string>>
 }
 
 const C = ErrorCategories
@@ -318,6 +340,16 @@ export const describe = (error: HandlerError): Described => {
         }),
         error.message
       )
+    case "RequestHeadersTooLarge":
+      return fromCategory(
+        { ...standard("REQUEST_HEADERS_TOO_LARGE", C.InvalidIndependentOfSystemState, error.message), status: 431 },
+        error.message
+      )
+    case "MalformedHttpRequest":
+      return fromCategory(
+        standard("MALFORMED_HTTP_REQUEST", C.InvalidIndependentOfSystemState, error.message, { context: { reason: error.reason } }),
+        error.message
+      )
     case "NotImplemented":
       return fromCategory(
         standard("UNSUPPORTED_OPERATION", C.InternalUnsupportedOperation, error.message, {
@@ -340,7 +372,8 @@ export const describe = (error: HandlerError): Described => {
         ...(error.context === undefined ? {} : { context: error.context }),
         ...(error.resources === undefined ? {} : { resources: error.resources })
       })
-      return fromCategory(error.status === undefined ? answer : { ...answer, status: error.status }, error.message)
+      const described = fromCategory(error.status === undefined ? answer : { ...answer, status: error.status }, error.message)
+      return error.fields === undefined ? described : { ...described, fields: error.fields }
     }
 
     // @sandnet/core
@@ -536,6 +569,8 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   InvalidRequest: true,
   PayloadTooLarge: true,
   RouteNotFound: true,
+  RequestHeadersTooLarge: true,
+  MalformedHttpRequest: true,
   NotImplemented: true,
   Unauthenticated: true,
   PermissionDenied: true,
@@ -610,16 +645,30 @@ export const toJsCantonError = (error: StandardError): JsCantonError => ({
   definiteAnswer: false
 })
 
-/** The response of a described failure on a surface. */
-export const render = (surface: SurfaceName, described: Described): HttpServerResponse.HttpServerResponse => {
+/** A described failure as plain status, content type and body text (also for answers written to a raw socket). */
+export interface RenderedError {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string
+}
+
+/**
+ * The answer of a described failure on a surface; `undefined` (outside every surface) answers in
+ * the `{error}` shape.
+ */
+export const renderText = (surface: SurfaceName | undefined, described: Described): RenderedError => {
   if (surface !== "ledger") {
-    return HttpServerResponse.unsafeJson({ error: described.message }, { status: described.status })
+    return { status: described.status, contentType: "application/json", body: JSON.stringify({ error: described.message, ...described.fields }) }
   }
   const answer = described.ledger
-  if (answer._tag === "InvalidValue") {
-    return HttpServerResponse.text(answer.text, { status: 400, contentType: "text/plain; charset=utf-8" })
-  }
-  return HttpServerResponse.unsafeJson(toJsCantonError(answer), { status: answer.status ?? httpStatusOfGrpc(answer.category.grpc) })
+  if (answer._tag === "InvalidValue") return { status: 400, contentType: "text/plain; charset=utf-8", body: answer.text }
+  return { status: answer.status ?? httpStatusOfGrpc(answer.category.grpc), contentType: "application/json", body: JSON.stringify(toJsCantonError(answer)) }
+}
+
+/** The response of a described failure on a surface. */
+export const render = (surface: SurfaceName | undefined, described: Described): HttpServerResponse.HttpServerResponse => {
+  const { status, contentType, body } = renderText(surface, described)
+  return HttpServerResponse.text(body, { status, contentType })
 }
 
 /** Maps a tagged domain error onto a surface's response (the function handlers and tests use). */

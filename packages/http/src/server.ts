@@ -24,6 +24,7 @@ import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNode
 import { WalletRoutes } from "./wallet/index.ts"
 import { ScanUpstreamRoutes } from "./scan/upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
+import { answerClientError, guardRequest, MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
 import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
@@ -46,8 +47,10 @@ export const preferDamlWsAuth = (request: IncomingMessage): void => {
 const DAML_WS_AUTH = "daml.ws.auth"
 
 const createNodeServer = () => {
-  const server = createServer()
+  // Host is checked by guardRequest (an answer in the surface's shape, not Node's empty 400).
+  const server = createServer({ requireHostHeader: false })
   server.prependListener("upgrade", preferDamlWsAuth)
+  server.on("clientError", answerClientError)
   return server
 }
 
@@ -82,12 +85,15 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
   return HttpLayerRouter.serve(routes, {
     // Path parameters carry suffixed contract ids (134 characters) and party ids (up to 255):
     // find-my-way's default limit of 100 would answer them 404 before any route runs.
-    routerConfig: { maxParamLength: 1024 },
+    // Paths match exactly, as Canton and Splice match them: case-sensitive, and a trailing slash
+    // is another path (find-my-way's defaults ignore both).
+    routerConfig: { maxParamLength: MAX_PATH_SEGMENT_LENGTH, caseSensitive: true, ignoreTrailingSlash: false },
     disableLogger: !settings.logRequests,
     disableListenLog: true,
     middleware: (app) => {
       const outer = options.middleware
-      return outer === undefined ? rewriteScanProxyRegistry(app) : outer(rewriteScanProxyRegistry(app))
+      const inner = guardRequest(rewriteScanProxyRegistry(app))
+      return outer === undefined ? inner : outer(inner)
     }
   }).pipe(
     // The platform opens a tracing span per request (URL parsed, every header copied into it);

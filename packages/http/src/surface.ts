@@ -36,6 +36,7 @@ import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
 import { Dialect, inbound, outbound } from "./dialect/index.ts"
+import { parseJsonText } from "./json-body.ts"
 import {
   InvalidRequest,
   NotImplemented,
@@ -289,14 +290,7 @@ const readPayload = (
     if (text.trim() === "") {
       return yield* Effect.fail(new InvalidRequest({ location: "body", detail: "the request body is empty; expected JSON" }))
     }
-    return yield* Effect.try({
-      try: (): unknown => JSON.parse(text),
-      catch: (error) =>
-        new InvalidRequest({
-          location: "body",
-          detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}`
-        })
-    })
+    return yield* parseJsonText(text)
   })
 
 // ---------------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import type { EngineInstance } from "@sandnet/node"
 import { Effect, Either, Layer, Schema } from "effect"
 import { requireParticipantAdmin, requireReadAs } from "../auth.ts"
 import { InvalidRequest, type HandlerError } from "../errors.ts"
+import { parseJsonText } from "../json-body.ts"
 import { bind, Surfaces } from "../surface.ts"
 import {
   engineRoutes,
@@ -189,12 +190,7 @@ const activeContractsPage = (node: LedgerNode, request: typeof GetActiveContract
 const activeContractsPageFromBody = (node: LedgerNode, http: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const text = yield* Effect.mapError(http.text, (error) => new InvalidRequest({ location: "body", detail: error.message }))
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      return yield* Effect.fail(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-    }
+    const json = yield* parseJsonText(text)
     const request = yield* Effect.mapError(
       Schema.decodeUnknown(GetActiveContractsPageRequest, { errors: "all", onExcessProperty: "ignore" })(json),
       (error) => new InvalidRequest({ location: "body", detail: error.message })

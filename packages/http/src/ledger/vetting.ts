@@ -19,6 +19,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effe
 import { LedgerApi } from "@sandnet/engine"
 import { Effect, Either, Layer, Schema } from "effect"
 import { InvalidRequest, LedgerApiError, type HandlerError } from "../errors.ts"
+import { parseJsonText } from "../json-body.ts"
 import { engineRoutes, fromResolution, invalidBody, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces } from "../surface.ts"
@@ -209,12 +210,7 @@ const listVetted = (node: LedgerNode, request: typeof ListVettedPackagesRequest.
 const listVettedFromBody = (node: LedgerNode, http: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
     const text = yield* Effect.mapError(http.text, (error) => new InvalidRequest({ location: "body", detail: error.message }))
-    let json: unknown
-    try {
-      json = text.trim() === "" ? {} : JSON.parse(text)
-    } catch (error) {
-      return yield* Effect.fail(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-    }
+    const json = text.trim() === "" ? {} : yield* parseJsonText(text)
     const request = yield* Effect.mapError(
       Schema.decodeUnknown(ListVettedPackagesRequest, { errors: "all", onExcessProperty: "ignore" })(json),
       (error) => new InvalidRequest({ location: "body", detail: error.message })

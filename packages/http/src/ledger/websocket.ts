@@ -11,6 +11,7 @@ import { Effect, Either, Fiber, Option, Queue, Schema } from "effect"
 import { AuthenticatedUser } from "../auth.ts"
 import { Dialect, inboundText, outbound } from "../dialect/index.ts"
 import { describeUnknown, InvalidRequest, toJsCantonError } from "../errors.ts"
+import { parseJsonText } from "../json-body.ts"
 import { LedgerApiConfig, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
 
@@ -32,12 +33,9 @@ export const errorMessage = (error: unknown): string => {
 
 /** Decodes a stream's request message (JSON, then its Schema); failures are the ledger's 400. */
 export const decodeMessage = <A, I>(schema: Schema.Schema<A, I>, text: string): Either.Either<A, InvalidRequest> => {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    return Either.left(new InvalidRequest({ location: "body", detail: `malformed JSON: ${error instanceof Error ? error.message : String(error)}` }))
-  }
+  const parsed = parseJsonText(text)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const json = parsed.right
   return Either.mapLeft(
     Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(json),
     (error) => new InvalidRequest({ location: "body", detail: error.message })

@@ -146,6 +146,17 @@ export const toHandlerError = (error: WalletError, location: RequestLocation = "
       const status = commandFailureStatus(error.code)
       return new LedgerApiError({ code: error.code, category: categoryOfStatus(status), cause: error.message, status })
     }
+    case "PreapprovalAlreadyExists": {
+      // Splice answers this 409 with a CreateTransferPreapprovalResponse: the existing contract's id.
+      const status = walletErrorStatus(error)
+      return new LedgerApiError({
+        code: screaming(error._tag),
+        category: categoryOfStatus(status),
+        cause: error.message,
+        status,
+        fields: { transfer_preapproval_contract_id: error.contractId }
+      })
+    }
     default: {
       const status = walletErrorStatus(error)
       return new LedgerApiError({ code: screaming(error._tag), category: categoryOfStatus(status), cause: error.message, status })

@@ -1,0 +1,179 @@
+/**
+ * Issue 15, "Hostile input": bodies nested thousands of levels deep, paths that do not decode or
+ * are too long, requests without Host or with huge headers, oversized bodies on a closing
+ * connection, trailing slashes and case, unbounded party ids. Every answer is the surface's own
+ * error shape (docs/api.md, "Hostile input"), and the node keeps serving everyone else.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { connect } from "node:net"
+import { call, type Call } from "./support.ts"
+import { onboard, startWalletNode, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
+
+let node: WalletTestNode
+let aliceToken: string
+beforeAll(async () => {
+  node = await startWalletNode()
+  await onboard(node, "alice")
+  aliceToken = await tokenOf("alice")
+}, 60_000)
+afterAll(() => node.close())
+
+type SurfaceName = "scan" | "wallet" | "registry" | "ledger"
+
+/** A POST endpoint with a JSON body on each surface, and the token it needs. */
+const postEndpoints = (): ReadonlyArray<{ readonly surface: SurfaceName; readonly path: string; readonly token: string | undefined }> => [
+  { surface: "scan", path: "/api/scan/v0/events", token: undefined },
+  { surface: "wallet", path: "/api/validator/v0/wallet/tap", token: aliceToken },
+  { surface: "registry", path: "/registry/transfer-instruction/v1/transfer-factory", token: undefined },
+  { surface: "ledger", path: "/v2/updates", token: node.admin }
+]
+
+/** The `{error}` shape of scan, wallet and registry: returns the message. */
+const errorShape = (reply: Call, status: number): string => {
+  expect({ status: reply.status, contentType: reply.contentType }).toEqual({ status, contentType: "application/json" })
+  const body = reply.json as { error?: unknown }
+  expect(typeof body.error).toBe("string")
+  return body.error as string
+}
+
+/** The ledger's standard error body (JsCantonError): returns it. */
+const cantonShape = (reply: Call, status: number, code: string): { code: string; cause: string } => {
+  expect({ status: reply.status, contentType: reply.contentType }).toEqual({ status, contentType: "application/json" })
+  expect(reply.json).toMatchObject({ code, cause: expect.any(String), context: expect.any(Object), resources: expect.any(Array), errorCategory: expect.any(Number) })
+  return reply.json as { code: string; cause: string }
+}
+
+/** The ledger's 400 for a value it cannot decode: text/plain naming where. */
+const ledgerInvalidValue = (reply: Call): string => {
+  expect({ status: reply.status, contentType: reply.contentType }).toEqual({ status: 400, contentType: "text/plain; charset=utf-8" })
+  expect(reply.text).toMatch(/^Invalid value for: /)
+  return reply.text
+}
+
+/** Asserts the surface's error shape for a status; for the ledger, `code` is the Canton code expected. */
+const surfaceError = (surface: SurfaceName, reply: Call, status: number, code: string): string =>
+  surface === "ledger" ? cantonShape(reply, status, code).cause : errorShape(reply, status)
+
+const nested = (depth: number): string => "[".repeat(depth) + "]".repeat(depth)
+
+describe("deeply nested JSON bodies", () => {
+  for (const depth of [3_000, 100_000]) {
+    it(`a body nested ${depth} levels is 400 in the surface's shape on every surface, and the node keeps answering`, async () => {
+      for (const { surface, path, token } of postEndpoints()) {
+        for (const body of [nested(depth), `{"amount":${nested(depth)},"beginExclusive":${nested(depth)}}`]) {
+          const version = call(`${node.url}/v2/version`, { token: node.admin })
+          const reply = await call(`${node.url}${path}`, { method: "POST", token, rawBody: body })
+          const text = surface === "ledger" ? ledgerInvalidValue(reply) : errorShape(reply, 400)
+          expect(text).toContain("deeper than 512 levels")
+          expect((await version).status).toBe(200)
+        }
+      }
+    })
+  }
+
+  it("nesting up to the limit is decoded as usual (a field of the wrong type, not a nesting error)", async () => {
+    const reply = await wallet(node, "POST", "/v0/wallet/tap", aliceToken, JSON.parse(`{"amount":${nested(511)}}`) as unknown)
+    expect(errorShape(reply, 400)).toContain("amount")
+    expect(reply.text).not.toContain("deeper than")
+  })
+
+  it("brackets inside strings do not count", async () => {
+    const reply = await call(`${node.url}/api/validator/v0/wallet/tap`, { method: "POST", token: aliceToken, rawBody: JSON.stringify({ amount: "1", note: "[{".repeat(5_000) }) })
+    expect(reply.status).toBe(200)
+  })
+})
+
+describe("paths that cannot be routed", () => {
+  const roots: ReadonlyArray<readonly [SurfaceName, string]> = [
+    ["scan", "/api/scan/v0/"],
+    ["wallet", "/api/validator/v0/wallet/transfer-offers/"],
+    ["registry", "/registry/metadata/v1/instruments/"],
+    ["ledger", "/v2/users/"]
+  ]
+  for (const [surface, prefix] of roots) {
+    it(`${surface}: bad percent-encoding and over-long segments are 404 in the surface's shape`, async () => {
+      for (const bad of ["%FF", "%zz", "%", "a%2", "x".repeat(1_025)]) {
+        const reply = await call(`${node.url}${prefix}${bad}`, { token: surface === "ledger" ? node.admin : aliceToken })
+        expect(surfaceError(surface, reply, 404, "ROUTE_NOT_FOUND")).toContain("no route for GET")
+      }
+    })
+  }
+
+  it("outside every surface: 404 with an {error} body", async () => {
+    expect(errorShape(await call(`${node.url}/nowhere/%FF`), 404)).toContain("no route")
+  })
+})
+
+/** Sends raw bytes and reads the whole answer (the node closes the connection after it). */
+const rawExchange = (bytes: string | Buffer): Promise<{ status: number; headers: string; body: string }> =>
+  new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(node.url)
+    const socket = connect(Number(port), hostname)
+    const chunks: Array<Buffer> = []
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+    socket.on("error", reject)
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8")
+      const [head = "", ...rest] = text.split("\r\n\r\n")
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers: head, body: rest.join("\r\n\r\n") })
+    })
+    socket.end(bytes)
+  })
+
+describe("requests the HTTP parser or the Host check refuses", () => {
+  const paths: ReadonlyArray<readonly [SurfaceName, string]> = [
+    ["scan", "/api/scan/v0/dso"],
+    ["wallet", "/api/validator/v0/wallet/balance"],
+    ["registry", "/registry/metadata/v1/info"],
+    ["ledger", "/v2/version"]
+  ]
+  for (const [surface, path] of paths) {
+    it(`${surface}: headers over the limit are 431, a missing Host is 400, each in the surface's shape`, async () => {
+      const big = await rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(40_000)}\r\nConnection: close\r\n\r\n`)
+      const bigBody = JSON.parse(big.body) as Record<string, unknown>
+      expect(big.status).toBe(431)
+      if (surface === "ledger") expect(bigBody).toMatchObject({ code: "REQUEST_HEADERS_TOO_LARGE", cause: expect.any(String) })
+      else expect(bigBody).toEqual({ error: expect.stringContaining("too large") })
+
+      const noHost = await rawExchange(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`)
+      expect(noHost.status).toBe(400)
+      if (surface === "ledger") {
+        expect(noHost.headers.toLowerCase()).toContain("content-type: text/plain")
+        expect(noHost.body).toBe("Invalid value for: header Host (an HTTP/1.1 request must send a Host header)")
+      } else {
+        expect(JSON.parse(noHost.body)).toEqual({ error: "Invalid value for: header Host (an HTTP/1.1 request must send a Host header)" })
+      }
+    })
+  }
+})
+
+describe("paths match exactly", () => {
+  it("a trailing slash on a by-id route is not the list route: 404 in the surface's shape", async () => {
+    for (const path of ["/v2/users/", "/v2/idps/", "/v2/parties/", "/v2/packages/"]) {
+      expect(cantonShape(await call(`${node.url}${path}`, { token: node.admin }), 404, "ROUTE_NOT_FOUND").cause).toContain(path)
+    }
+    expect(errorShape(await call(`${node.url}/registry/metadata/v1/instruments/`), 404)).toContain("/registry/metadata/v1/instruments/")
+    // without the slash they are the list routes
+    for (const path of ["/v2/users", "/v2/idps", "/v2/parties", "/v2/packages"]) expect((await call(`${node.url}${path}`, { token: node.admin })).status).toBe(200)
+    expect((await call(`${node.url}/registry/metadata/v1/instruments`)).status).toBe(200)
+  })
+
+  it("paths are case-sensitive", async () => {
+    cantonShape(await call(`${node.url}/v2/Users`, { token: node.admin }), 404, "ROUTE_NOT_FOUND")
+    errorShape(await call(`${node.url}/api/scan/v0/DSO`), 404)
+    expect((await call(`${node.url}/api/scan/v0/dso`)).status).toBe(200)
+  })
+})
+
+describe("the wallet's transfer preapproval", () => {
+  it("a second create is 409 naming the existing contract in transfer_preapproval_contract_id", async () => {
+    await onboard(node, "pat")
+    const token = await tokenOf("pat")
+    const created = await wallet(node, "POST", "/v0/wallet/transfer-preapproval", token)
+    expect(created.status).toBe(200)
+    const cid = (created.json as { transfer_preapproval_contract_id: string }).transfer_preapproval_contract_id
+    const again = await wallet(node, "POST", "/v0/wallet/transfer-preapproval", token)
+    expect(errorShape(again, 409)).toContain(cid)
+    expect(again.json).toEqual({ error: expect.any(String), transfer_preapproval_contract_id: cid })
+  })
+})
