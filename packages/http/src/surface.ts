@@ -205,16 +205,25 @@ const normalizeQuery = (
 }
 
 /**
- * Reads the body, refusing more than `limit` bytes: at once from Content-Length, or while counting
- * a chunked body. On overflow the rest of the body is drained (not collected) instead of resetting
- * the connection, so that the client reads the 413 / 400 answer.
+ * The most of an oversized body read and discarded before the 413 / 400 answer. A client that
+ * sends the whole body before reading (most do; with `Connection: close` the node closes after
+ * answering) would otherwise have its connection closed under it (EPIPE) and never see the answer;
+ * past this cap the node answers and closes at once.
+ */
+export const MAX_DRAINED_BYTES = 64 * 1024 * 1024
+
+/**
+ * Reads the body, refusing more than `limit` bytes: known from Content-Length, or while counting a
+ * chunked body. An oversized body is drained (read, not collected) up to `MAX_DRAINED_BYTES`
+ * before the refusal, so that the client reads the 413 / 400 answer.
  */
 const readBytes = (
   request: HttpServerRequest.HttpServerRequest,
   limit: number
 ): Effect.Effect<Uint8Array, HandlerError> => {
   const declared = request.headers["content-length"]
-  if (declared !== undefined && Number(declared) > limit) return Effect.fail(new PayloadTooLarge({ limit }))
+  const declaredTooLarge = declared !== undefined && Number(declared) > limit
+  if (declaredTooLarge && Number(declared) > MAX_DRAINED_BYTES) return Effect.fail(new PayloadTooLarge({ limit }))
   const source = NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage | undefined
   if (source === undefined || typeof source.on !== "function") {
     // Not a Node request (e.g. a web handler): the platform's own limit applies.
@@ -226,6 +235,7 @@ const readBytes = (
   return Effect.async<Uint8Array, HandlerError>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0
+    let tooLarge = declaredTooLarge
     let settled = false
     const cleanup = () => {
       source.off("data", onData)
@@ -241,14 +251,17 @@ const readBytes = (
     const onData = (chunk: Buffer) => {
       size += chunk.length
       if (size > limit) {
+        tooLarge = true
         chunks.length = 0
+      }
+      if (size > MAX_DRAINED_BYTES) {
         settle(Effect.fail(new PayloadTooLarge({ limit })))
-        source.resume() // keep reading and discarding what is left
-      } else {
+        source.resume() // what is left is discarded until the connection closes
+      } else if (!tooLarge) {
         chunks.push(chunk)
       }
     }
-    const onEnd = () => settle(Effect.succeed(Buffer.concat(chunks)))
+    const onEnd = () => settle(tooLarge ? Effect.fail(new PayloadTooLarge({ limit })) : Effect.succeed(Buffer.concat(chunks)))
     const onError = () => settle(Effect.fail(new InvalidRequest({ location: "body", detail: "the request body could not be read" })))
     if (source.readableEnded) {
       settle(Effect.fail(new InvalidRequest({ location: "body", detail: "the request body was already read" })))

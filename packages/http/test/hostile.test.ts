@@ -177,3 +177,30 @@ describe("the wallet's transfer preapproval", () => {
     expect(again.json).toEqual({ error: expect.any(String), transfer_preapproval_contract_id: cid })
   })
 })
+
+describe("an oversized body on a connection the client closes", () => {
+  const oversized = Buffer.alloc(12 * 1024 * 1024, 0x20) // over the 10 MiB limit, under the 64 MiB drained
+  const send = (path: string, token: string | undefined) =>
+    rawExchange(
+      Buffer.concat([
+        Buffer.from(
+          `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${oversized.length}\r\nConnection: close\r\n` +
+            (token === undefined ? "" : `Authorization: Bearer ${token}\r\n`) +
+            "\r\n"
+        ),
+        oversized
+      ])
+    )
+
+  it("the client sends the whole body and reads the 413 in the surface's shape (no EPIPE)", async () => {
+    const scan = await send("/api/scan/v0/events", undefined)
+    expect({ status: scan.status, body: JSON.parse(scan.body) as unknown }).toEqual({ status: 413, body: { error: "request body exceeds the limit of 10485760 bytes" } })
+    const wallet = await send("/api/validator/v0/wallet/tap", aliceToken)
+    expect({ status: wallet.status, body: JSON.parse(wallet.body) as unknown }).toEqual({ status: 413, body: { error: "request body exceeds the limit of 10485760 bytes" } })
+  })
+
+  it("the ledger answers it as an invalid body (400 text/plain), read by the client as well", async () => {
+    const ledger = await send("/v2/updates", node.admin)
+    expect({ status: ledger.status, body: ledger.body }).toEqual({ status: 400, body: "Invalid value for: body (request body exceeds the limit of 10485760 bytes)" })
+  })
+})
