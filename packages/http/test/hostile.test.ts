@@ -204,3 +204,30 @@ describe("an oversized body on a connection the client closes", () => {
     expect({ status: ledger.status, body: ledger.body }).toEqual({ status: 400, body: "Invalid value for: body (request body exceeds the limit of 10485760 bytes)" })
   })
 })
+
+describe("party ids in filters are bounded (255 characters, Canton's limit)", () => {
+  const eventFormat = (party: string) => ({ filtersByParty: { [party]: {} }, verbose: false })
+  const requests = (party: string): ReadonlyArray<readonly [string, unknown]> => [
+    ["/v2/updates?limit=10", { beginExclusive: 0, updateFormat: { includeTransactions: { transactionShape: "TRANSACTION_SHAPE_ACS_DELTA", eventFormat: eventFormat(party) } } }],
+    ["/v2/updates/flats?limit=10", { beginExclusive: 0, filter: eventFormat(party) }],
+    ["/v2/state/active-contracts?limit=10", { activeAtOffset: 0, eventFormat: eventFormat(party) }],
+    ["/v2/events/events-by-contract-id", { contractId: `00${"ab".repeat(32)}`, eventFormat: eventFormat(party) }],
+    ["/v2/commands/completions?limit=10", { userId: "participant_admin", parties: [party], beginExclusive: 0 }]
+  ]
+
+  it("a 10,000-character party key is 400 INVALID_ARGUMENT in the ledger's shape", async () => {
+    for (const [path, body] of requests("p".repeat(10_000))) {
+      const reply = await call(`${node.url}${path}`, { method: "POST", token: node.admin, body })
+      expect(cantonShape(reply, 400, "INVALID_ARGUMENT").cause, path).toContain("at most 255 characters")
+    }
+  })
+
+  it("256 characters is refused, 255 is not refused for its length", async () => {
+    for (const [path, body] of requests("q".repeat(256))) {
+      expect(cantonShape(await call(`${node.url}${path}`, { method: "POST", token: node.admin, body }), 400, "INVALID_ARGUMENT").cause, path).toContain("at most 255")
+    }
+    for (const [path, body] of requests("q".repeat(255))) {
+      expect((await call(`${node.url}${path}`, { method: "POST", token: node.admin, body })).text, path).not.toContain("at most 255")
+    }
+  })
+})

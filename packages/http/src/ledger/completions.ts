@@ -24,7 +24,7 @@ import { AuthenticatedUser, requireReadAs } from "../auth.ts"
 import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerError } from "../errors.ts"
 import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./context.ts"
 import { JsStatus, JsTraceContext, OffsetCheckpointValue, renderCheckpoint, SynchronizerTime } from "./encoding.ts"
-import { Parties } from "./requests.ts"
+import { MAX_PARTY_ID_LENGTH, Parties, partyIdTooLong } from "./requests.ts"
 import { COMPLETIONS_LIST_NOTICE, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 import type { EngineInstance } from "@sandnet/node"
@@ -169,6 +169,8 @@ interface StreamSetup {
 const setupStream = (node: LedgerNode, request: StreamRequest, kind: StreamKind, maxItems: number) =>
   Effect.gen(function* () {
     const parties = [...new Set(request.parties ?? [])].sort()
+    const tooLong = parties.find((party) => party.length > MAX_PARTY_ID_LENGTH)
+    if (tooLong !== undefined) return yield* Effect.fail(partyIdTooLong("parties", tooLong))
     let userId: string | undefined
     if (kind === "completions") {
       if (parties.length === 0) return yield* Effect.fail(invalidBody("parties", "must not be empty"))

@@ -7,7 +7,7 @@
 import type { Json, JsonObject } from "@sandnet/core"
 import { LedgerApi, type Command } from "@sandnet/engine"
 import { Either, Schema } from "effect"
-import { InvalidRequest } from "../errors.ts"
+import { InvalidRequest, LedgerApiError } from "../errors.ts"
 import { invalidBody } from "./context.ts"
 
 // =============================================================================================
@@ -127,16 +127,32 @@ const toFilters = (filters: Filters, field: string): Either.Either<LedgerApi.Fil
     (cumulative) => ({ cumulative })
   )
 
+/** Canton's bound on a party id (a LedgerString of at most 255 characters). */
+export const MAX_PARTY_ID_LENGTH = 255
+
+/** A request naming a party id longer than Canton allows: INVALID_ARGUMENT, as Canton's request validation answers. */
+export const partyIdTooLong = (field: string, party: string): LedgerApiError =>
+  new LedgerApiError({
+    code: "INVALID_ARGUMENT",
+    category: "InvalidIndependentOfSystemState",
+    cause: `The submitted request has invalid arguments: ${field}: a party id has at most ${MAX_PARTY_ID_LENGTH} characters, this one ${party.length}`,
+    context: { field }
+  })
+
+/** A request's error while it is turned into the engine's terms. */
+export type RequestError = InvalidRequest | LedgerApiError
+
 /** An EventFormat (or a deprecated TransactionFilter with its verbose flag) in the engine's terms. */
 export const toEventFormat = (
   format: { readonly filtersByParty?: Readonly<Record<string, Filters>> | undefined; readonly filtersForAnyParty?: Filters | undefined },
   verbose: boolean,
   field: string
-): Either.Either<LedgerApi.EventFormat, InvalidRequest> =>
+): Either.Either<LedgerApi.EventFormat, RequestError> =>
   Either.gen(function* () {
     const byParty: Array<readonly [string, LedgerApi.Filters]> = []
     for (const [party, filters] of Object.entries(format.filtersByParty ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (party === "") return yield* Either.left(invalidBody(`${field}.filtersByParty`, "a party id must not be empty"))
+      if (party.length > MAX_PARTY_ID_LENGTH) return yield* Either.left(partyIdTooLong(`${field}.filtersByParty`, party))
       byParty.push([party, yield* toFilters(filters, `${field}.filtersByParty.${party}`)])
     }
     const any = format.filtersForAnyParty === undefined ? undefined : yield* toFilters(format.filtersForAnyParty, `${field}.filtersForAnyParty`)
@@ -146,7 +162,7 @@ export const toEventFormat = (
     return { filtersByParty: byParty, filtersForAnyParty: any, verbose }
   })
 
-export const toTransactionFormat = (format: TransactionFormat, field: string): Either.Either<LedgerApi.TransactionFormat, InvalidRequest> =>
+export const toTransactionFormat = (format: TransactionFormat, field: string): Either.Either<LedgerApi.TransactionFormat, RequestError> =>
   Either.gen(function* () {
     if (format.transactionShape === "TRANSACTION_SHAPE_UNSPECIFIED") {
       return yield* Either.left(invalidBody(`${field}.transactionShape`, "must be TRANSACTION_SHAPE_ACS_DELTA or TRANSACTION_SHAPE_LEDGER_EFFECTS"))
@@ -155,7 +171,7 @@ export const toTransactionFormat = (format: TransactionFormat, field: string): E
     return { eventFormat, shape: format.transactionShape === "TRANSACTION_SHAPE_ACS_DELTA" ? "ACS_DELTA" : "LEDGER_EFFECTS" }
   })
 
-export const toUpdateFormat = (format: UpdateFormat, field: string): Either.Either<LedgerApi.UpdateFormat, InvalidRequest> =>
+export const toUpdateFormat = (format: UpdateFormat, field: string): Either.Either<LedgerApi.UpdateFormat, RequestError> =>
   Either.gen(function* () {
     const transactions = format.includeTransactions === undefined ? undefined : yield* toTransactionFormat(format.includeTransactions, `${field}.includeTransactions`)
     const reassignments =
@@ -177,7 +193,7 @@ export const toUpdateFormat = (format: UpdateFormat, field: string): Either.Eith
 export const updateFormatOfRequest = (
   request: { readonly filter?: TransactionFilter | undefined; readonly verbose?: boolean | undefined; readonly updateFormat?: UpdateFormat | undefined },
   options: { readonly trees?: boolean } = {}
-): Either.Either<LedgerApi.UpdateFormat, InvalidRequest> => {
+): Either.Either<LedgerApi.UpdateFormat, RequestError> => {
   if (request.updateFormat !== undefined) {
     if (options.trees === true) return Either.left(invalidBody("updateFormat", "must be unset for transaction trees; use filter"))
     if (request.filter !== undefined) return Either.left(invalidBody("filter", "must be unset when updateFormat is set"))

@@ -31,7 +31,7 @@ import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import type { EngineInstance } from "@sandnet/node"
 import { Clock, Effect, Either, Layer, Schema } from "effect"
-import { InvalidRequest, type HandlerError } from "../errors.ts"
+import type { HandlerError } from "../errors.ts"
 import { bind, Surfaces } from "../surface.ts"
 import {
   engineRoutes,
@@ -48,7 +48,7 @@ import {
   type LedgerNode
 } from "./context.ts"
 import { JsGetUpdatesResponse, JsGetUpdateTreesResponse, JsTransaction, JsTransactionTree, renderTransaction, renderTree, renderUpdate, renderUpdateTree, Update } from "./encoding.ts"
-import { GetUpdatesRequest, Parties, toEventFormat, toTransactionFormat, toUpdateFormat, TransactionFormat, UpdateFormat, updateFormatOfRequest } from "./requests.ts"
+import { GetUpdatesRequest, Parties, type RequestError, toEventFormat, toTransactionFormat, toUpdateFormat, TransactionFormat, UpdateFormat, updateFormatOfRequest } from "./requests.ts"
 import { decodePageToken, encodePageToken, LIST_NOTICE, NonNegativeOffset, PAGE_NOTICE, pageSize, PageSize, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 
@@ -345,7 +345,7 @@ const lookupUpdate = (node: LedgerNode, by: { readonly updateId: string } | { re
 const legacyTransactionFormat = (request: {
   readonly requestingParties?: ReadonlyArray<string> | undefined
   readonly transactionFormat?: typeof TransactionFormat.Type | undefined
-}): Either.Either<LedgerApi.TransactionFormat, InvalidRequest> => {
+}): Either.Either<LedgerApi.TransactionFormat, RequestError> => {
   const parties = request.requestingParties ?? []
   if (parties.length > 0) {
     if (request.transactionFormat !== undefined) return Either.left(invalidBody("requestingParties", "must be unset when transactionFormat is set"))
