@@ -27,6 +27,7 @@ import { WebRoutes } from "./web/index.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
 import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
+import { refuseWhileShuttingDown } from "./shutdown.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -87,7 +88,7 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     disableListenLog: true,
     middleware: (app) => {
       const outer = options.middleware
-      return outer === undefined ? rewriteScanProxyRegistry(app) : outer(rewriteScanProxyRegistry(app))
+      return refuseWhileShuttingDown(outer === undefined ? rewriteScanProxyRegistry(app) : outer(rewriteScanProxyRegistry(app)))
     }
   }).pipe(
     // The platform opens a tracing span per request (URL parsed, every header copied into it);

@@ -38,6 +38,7 @@ import type { ClusterLink } from "../cluster/link.ts"
 import type { ClusterMembership } from "../cluster/membership.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
+import type { AdvanceError, AdvanceOptions, AdvanceResult } from "./advance.ts"
 
 export interface NodeRuntimeOptions {
   readonly network?: Partial<CoinNetworkConfig>
@@ -96,8 +97,15 @@ export interface NodeRuntimeService {
   readonly read: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
   /** The engine's current time (live time plus the developer's offset). */
   readonly now: Effect.Effect<Micros>
-  /** Moves ledger time forward and delivers everything that falls due. */
-  readonly advanceTime: (by: Micros) => Effect.Effect<Micros>
+  /**
+   * Moves ledger time forward and delivers everything that falls due, in steps of at most an hour
+   * of ledger time with the event loop running between them; all or nothing, idempotent with an
+   * `advanceId` (advance.ts).
+   */
+  readonly advanceTime: (by: Micros, options?: AdvanceOptions) => Effect.Effect<AdvanceResult, AdvanceError>
+  /** From now on the node is shutting down: a running advance stops after its step, requests are refused (503). */
+  readonly beginShutdown: Effect.Effect<void>
+  readonly shuttingDown: Effect.Effect<boolean>
   /** Throws the whole network away and starts a fresh one (genesis included); with storage, its journals go too. */
   readonly reset: Effect.Effect<void>
   /** The storage, when the node has one. */
