@@ -108,6 +108,7 @@ export const makeAdvance = (deps: AdvanceDeps) => {
   const { ctx, locked, current, commits } = deps
   const { storage } = ctx
   const records = new Map<string, AdvanceRecord>()
+  const stepMicros = ctx.options.advanceStepMicros ?? ADVANCE_STEP_MICROS
   const one = Effect.unsafeMakeSemaphore(1)
 
   const recordOf = (advanceId: string): Effect.Effect<AdvanceRecord | undefined> =>
@@ -135,7 +136,7 @@ export const makeAdvance = (deps: AdvanceDeps) => {
     locked((engine) =>
       Effect.gen(function* () {
         const offset = yield* Ref.get(ctx.offset)
-        const next = Math.max(offset, Math.min(targetOffset, offset + ADVANCE_STEP_MICROS))
+        const next = Math.max(offset, Math.min(targetOffset, offset + stepMicros))
         yield* Ref.set(ctx.offset, next)
         yield* ctx.catchUp(engine)
         const done = next >= targetOffset

@@ -53,6 +53,11 @@ export interface NodeRuntimeOptions {
   readonly storage?: NodeStorageService | undefined
   /** Run a wallet per validator (its journal is persisted with the rest). Default false. */
   readonly wallets?: boolean
+  /**
+   * Ledger time per step of a time advance (default and at most in use: ADVANCE_STEP_MICROS, an
+   * hour). `sandnet bench` sets it to the whole jump to measure the one-shot advance as a baseline.
+   */
+  readonly advanceStepMicros?: Micros | undefined
   /** Run the automations (DSO rounds, wallets' automations). Default false. */
   readonly automation?: boolean
   /** The wallets' configuration (docs/wallet-config.md); default `defaultWalletConfig`. */
