@@ -97,7 +97,7 @@ export const COMMANDS: ReadonlyArray<CommandHelp> = [
     summary: "measure against same-run baselines",
     description: "Measure the engine, storage, HTTP node and start-up, each beside a baseline measured in the same run, and print the report (docs/benchmarks.md).",
     flags: [
-      { name: "only", value: "SECTION", description: "measure only this section (repeatable): engine, large, storage, http, cluster, startup" },
+      { name: "only", value: "SECTION", description: "measure only this section (repeatable): engine, large, storage, http, load, cluster, startup, advance" },
       { name: "write", value: "FILE", description: "write the whole report to this file (not with --only)" }
     ],
     examples: ["sandnet bench --only startup", "sandnet bench --write docs/benchmarks.md"]

@@ -11,7 +11,7 @@
  */
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Either, Option } from "effect"
-import { fork } from "node:child_process"
+import { fork, type ChildProcess } from "node:child_process"
 import { dirname, join } from "node:path"
 import {
   decodeTrace,
@@ -172,7 +172,7 @@ const single = (loaded: Loaded, seed: number | undefined, options: SimulateOptio
     const bar = new ProgressBar(process.stderr, !options.quiet)
     const label = `seed ${seed ?? loaded.scenario.seed}`
     const withReport = Option.isSome(options.report)
-    const result = yield* runScenario(loaded.scenario, {
+    const result = yield* runScenario(loaded.scenario, { pause: letTheEventLoopTurn,
       ...(seed === undefined ? {} : { seed }),
       onProgress: progressOf(bar, label, { transactions: 0 }),
       ...(withReport ? { timeline: { detailed: true } } : {})
@@ -210,7 +210,7 @@ const printWindow = (result: RunResult, step: number) =>
 const until = (loaded: Loaded, seed: number | undefined, step: number, options: SimulateOptions) =>
   Effect.gen(function* () {
     const bar = new ProgressBar(process.stderr, !options.quiet)
-    const result = yield* runScenario(loaded.scenario, {
+    const result = yield* runScenario(loaded.scenario, { pause: letTheEventLoopTurn,
       ...(seed === undefined ? {} : { seed }),
       stopAfter: step + AROUND,
       traceWindow: 2 * AROUND + 1,
@@ -241,7 +241,7 @@ const replayFailure = (trace: TraceFile, failure: TracedFailure, loaded: Loaded,
   Effect.gen(function* () {
     yield* Console.log(`replaying ${trace.scenario.name} (${trace.scenario.file}), seed ${trace.seed}: ${failure.invariant} broke at delivery #${failure.delivery} (${failure.simulatedTime})`)
     const bar = new ProgressBar(process.stderr, !options.quiet)
-    const result = yield* runScenario(loaded.scenario, {
+    const result = yield* runScenario(loaded.scenario, { pause: letTheEventLoopTurn,
       seed: trace.seed,
       ...(failure.phase === "during" ? { stopAfter: failure.delivery + AROUND, traceWindow: 2 * AROUND + 1 } : { traceWindow: 2 * AROUND + 1 }),
       onProgress: progressOf(bar, `seed ${trace.seed}`, { transactions: 0 })
@@ -269,7 +269,7 @@ const replayPass = (trace: TraceFile, passed: TracedPass, loaded: Loaded, option
   Effect.gen(function* () {
     yield* Console.log(`replaying ${trace.scenario.name} (${trace.scenario.file}), seed ${trace.seed}: it passed after ${passed.deliveries} deliveries`)
     const bar = new ProgressBar(process.stderr, !options.quiet)
-    const result = yield* runScenario(loaded.scenario, { seed: trace.seed, onProgress: progressOf(bar, `seed ${trace.seed}`, { transactions: 0 }) })
+    const result = yield* runScenario(loaded.scenario, { pause: letTheEventLoopTurn, seed: trace.seed, onProgress: progressOf(bar, `seed ${trace.seed}`, { transactions: 0 }) })
     bar.clear()
     yield* printResult(result)
     if (result.ok && result.historyHash === passed.historyHash) {
@@ -289,6 +289,12 @@ const outlineLine = (o: RunOutline): string => {
   return `${head}  faults: ${o.faults}${failure}`
 }
 
+/** Between two stretches of a run: the event loop turns (SIGTERM and SIGINT can stop the run, a worker sees its parent go). */
+const letTheEventLoopTurn: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 export interface WorkerReply {
   readonly type: "progress" | "done"
   readonly seed: number
@@ -299,14 +305,20 @@ export interface WorkerReply {
   readonly peakRssKiB?: number
 }
 
-/** Runs seeds in `jobs` child processes (this command with SANDNET_SIMULATE_WORKER=1), handing out one seed at a time. */
+/**
+ * Runs seeds in `jobs` child processes (this command with SANDNET_SIMULATE_WORKER=1), handing out
+ * one seed at a time. Interrupted (SIGTERM, SIGINT), it kills its workers; a worker whose parent
+ * is gone (its IPC channel closed) exits by itself.
+ */
 const parallel = (loaded: Loaded, seeds: ReadonlyArray<number>, jobs: number, onProgress: (seed: number, p: Progress) => void, onDone: (o: RunOutline, trace: TraceFile | undefined) => void) =>
   Effect.async<void>((resume) => {
     let next = 0
     let running = 0
     const script = process.argv[1] ?? ""
+    const children: Array<ChildProcess> = []
     for (let i = 0; i < Math.min(jobs, seeds.length); i++) {
       const child = fork(script, ["simulate", loaded.file], { execArgv: process.execArgv, env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+      children.push(child)
       running++
       let current: number | undefined
       const feed = () => {
@@ -329,6 +341,9 @@ const parallel = (loaded: Loaded, seeds: ReadonlyArray<number>, jobs: number, on
       })
       feed()
     }
+    return Effect.sync(() => {
+      for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    })
   })
 
 const crashedOutline = (seed: number, code: number | null): RunOutline => ({
@@ -351,16 +366,19 @@ const crashedOutline = (seed: number, code: number | null): RunOutline => ({
 const worker = (loaded: Loaded) =>
   Effect.async<void>((resume) => {
     const send = (reply: WorkerReply) => process.send?.(reply)
+    // The parent is gone (killed, or it stopped the swarm): so is this worker's work.
+    process.once("disconnect", () => process.exit(0))
     process.on("message", (raw) => {
       const message = raw as { seed?: number; exit?: boolean }
       if (message.exit === true || message.seed === undefined) {
+        process.removeAllListeners("disconnect")
         process.disconnect?.()
         return resume(Effect.void)
       }
       const seed = message.seed
       let last = 0
       Effect.runPromise(
-        runScenario(loaded.scenario, {
+        runScenario(loaded.scenario, { pause: letTheEventLoopTurn,
           seed,
           onProgress: (progress) => {
             const now = performance.now()
@@ -451,7 +469,7 @@ const swarm = (loaded: Loaded, seeds: ReadonlyArray<number>, options: SimulateOp
       yield* inWorkers(loaded, seeds, options.jobs, onProgress, finished, () => state.done >= seeds.length)
     } else {
       for (const seed of seeds) {
-        const result = yield* runScenario(loaded.scenario, { seed, onProgress: (p) => onProgress(seed, p) })
+        const result = yield* runScenario(loaded.scenario, { pause: letTheEventLoopTurn, seed, onProgress: (p) => onProgress(seed, p) })
         yield* finished(outlineOf(result), traceOf(result, loaded))
       }
     }

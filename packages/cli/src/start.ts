@@ -201,6 +201,9 @@ export const start = (given: StartOptions) =>
       const operator = yield* ensureOperatorUser(options.validatorWalletUser, cluster === undefined ? undefined : options.nodeName)
       const url = yield* baseUrl
       const runtime = yield* NodeRuntime
+      // A signal stops the work at once (an advance after its step, requests 503), before the
+      // scope closes the listener and the runtime flushes what was acknowledged.
+      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => Effect.runSync(runtime.beginShutdown))
       const engine = yield* runtime.engine
       const network = engine.network
       const info = yield* StorageInfo

@@ -28,6 +28,7 @@ import { answerClientError, guardRequest, MAX_PATH_SEGMENT_LENGTH } from "./requ
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
 import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
+import { refuseWhileShuttingDown } from "./shutdown.ts"
 
 /**
  * The ledger's websocket clients offer `jwt.token.<token>, daml.ws.auth` as subprotocols and the
@@ -93,7 +94,7 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     middleware: (app) => {
       const outer = options.middleware
       const inner = guardRequest(rewriteScanProxyRegistry(app))
-      return outer === undefined ? inner : outer(inner)
+      return refuseWhileShuttingDown(outer === undefined ? inner : outer(inner))
     }
   }).pipe(
     // The platform opens a tracing span per request (URL parsed, every header copied into it);

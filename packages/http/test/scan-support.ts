@@ -51,7 +51,7 @@ export const startEngineNode = async (options: { readonly network?: Partial<Coin
     runtime,
     run: (operation) => Effect.runPromise(runtime.run((engine) => operation(engine))),
     engine: () => Effect.runPromise(runtime.engine),
-    advance: (by) => Effect.runPromise(runtime.advanceTime(by)),
+    advance: (by) => Effect.runPromise(Effect.map(runtime.advanceTime(by), (advanced) => advanced.now)),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }

@@ -60,7 +60,7 @@ export const startWalletNode = async (
     admin: await adminToken(),
     engine: () => Effect.runPromise(runtime.engine),
     now: () => Effect.runPromise(runtime.now),
-    advance: (by) => Effect.runPromise(runtime.advanceTime(by)),
+    advance: (by) => Effect.runPromise(Effect.map(runtime.advanceTime(by), (advanced) => advanced.now)),
     setLink: (link) => Effect.runPromise(Effect.map(runtime.engine, (engine) => engine.queue.setLinkModel(link))),
     close: () => Effect.runPromise(Scope.close(scope, Exit.void))
   }

@@ -113,10 +113,18 @@ export interface SimContext {
   readonly random: SeededRandom
 }
 
+/** How many deliveries run between two `pause`s of a driver (RunOptions.pause). */
+export const PAUSE_EVERY = 2048
+
 export interface RunOptions {
   readonly seed?: number
   /** Called every 10 simulated seconds of progress. */
   readonly onProgress?: (progress: Progress) => void
+  /**
+   * Run every `PAUSE_EVERY` deliveries: a driver lets its event loop turn there (a signal can then
+   * stop the run). It changes nothing in the run.
+   */
+  readonly pause?: Effect.Effect<void>
   /** How long in-flight work may settle after the workload stops (default: the scenario's). */
   readonly settle?: Micros
   /** Wraps the scenario's link model (tests inject faults this way). */
@@ -358,6 +366,7 @@ class RunLoop {
     return Effect.suspend(() => {
       const { queue, clock, ring } = this
       const clocks = this.faults.clocks
+      const pause = this.options.pause
       // Deliveries that actors take at once (ReceiveNow) run in this loop without a fiber step
       // each; a delivery with work left as an effect continues the loop after that effect.
       const step: Effect.Effect<void> = Effect.suspend(() => {
@@ -370,13 +379,15 @@ class RunLoop {
           ring.record(next, n)
           const own = clocks.get(next.to)
           const rest = queue.deliverNow(next, own ?? clock)
+          const pauseHere = pause !== undefined && n % PAUSE_EVERY === 0
           if (rest === undefined) {
             this.afterDelivery(next.to, n)
+            if (pauseHere) return Effect.zipRight(pause, step)
             continue
           }
           return Effect.flatMap(own === undefined ? rest : Effect.withClock(rest, own), () => {
             this.afterDelivery(next.to, n)
-            return step
+            return pauseHere ? Effect.zipRight(pause, step) : step
           })
         }
       })

@@ -4,6 +4,7 @@
  * machine and its load; ratios travel better. Never used by tests (no timed assertions anywhere).
  */
 import { writeFileSync } from "node:fs"
+import { benchAdvance, renderAdvance, type AdvanceBench } from "./advance.ts"
 import { benchCluster, renderCluster, type ClusterBench } from "./cluster.ts"
 import { benchEngine, type EngineBench } from "./engine.ts"
 import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
@@ -23,6 +24,7 @@ export interface BenchReport {
   readonly load?: LoadBench | undefined
   readonly cluster?: ClusterBench | undefined
   readonly startup?: StartupBench | undefined
+  readonly advance?: AdvanceBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -81,6 +83,7 @@ export const renderReport = (report: BenchReport): string => {
   if (report.load !== undefined) lines.push(...renderLoad(report.load))
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
   if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
+  if (report.advance !== undefined) lines.push(...renderAdvance(report.advance))
   return lines.join("\n")
 }
 
@@ -101,7 +104,8 @@ export const runBench = async (options: {
     http: wanted("http") ? await benchHttp() : undefined,
     load: wanted("load") ? await benchLoad() : undefined,
     cluster: wanted("cluster") ? await benchCluster() : undefined,
-    startup: wanted("startup") ? await benchStartup() : undefined
+    startup: wanted("startup") ? await benchStartup() : undefined,
+    advance: wanted("advance") ? await benchAdvance() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")

@@ -4,7 +4,9 @@
  * - `GET /v2/sandnet/time` (any user): the engine's time (`{now, microseconds}`).
  * - `POST /v2/sandnet/time/advance` (ParticipantAdmin): moves ledger time forward by
  *   `{microseconds}` or `{duration: "10m"}` (units us, ms, s, m, h, d) and delivers everything
- *   that falls due (offers expire, rounds turn). Time never goes back.
+ *   that falls due (offers expire, rounds turn), in steps of at most an hour of ledger time with
+ *   other requests served between them; all or nothing; an optional `advanceId` makes a retry
+ *   answer the first result without moving time again (node/src/runtime/advance.ts).
  * - `POST /v2/sandnet/reset` (ParticipantAdmin): throws the network away and starts a fresh one
  *   (genesis included; uploaded packages and external parties go with it). Users and rights stay.
  */
@@ -12,7 +14,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_MINUTE, MICROS_PER_SECOND, toIso, type Micros } from "@sandnet/core"
 import { Effect, Layer, Schema } from "effect"
 import { requireParticipantAdmin } from "../auth.ts"
+import type { AdvanceError } from "@sandnet/node"
 import { LedgerApiError } from "../errors.ts"
+import { nodeShuttingDown } from "../shutdown.ts"
 import { Admin } from "../engine-admin.ts"
 import { engineRoutes, invalidBody, op } from "./context.ts"
 import { bind, Surfaces } from "../surface.ts"
@@ -40,8 +44,12 @@ export const SandnetTime = Schema.Struct({
 
 export const AdvanceTimeRequest = Schema.Struct({
   microseconds: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-  duration: Schema.optional(Schema.String)
-}).annotations({ identifier: "AdvanceTimeRequest", description: "Exactly one of microseconds and duration (e.g. \"10m\")" })
+  duration: Schema.optional(Schema.String),
+  advanceId: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)))
+}).annotations({
+  identifier: "AdvanceTimeRequest",
+  description: "Exactly one of microseconds and duration (e.g. \"10m\"); advanceId (optional) makes a retry answer the first result without moving time again"
+})
 
 export const GetTime = op(
   HttpApiEndpoint.get("getSandnetTime", "/v2/sandnet/time").addSuccess(SandnetTime),
@@ -63,6 +71,23 @@ export const SandnetGroup = HttpApiGroup.make("sandnet").add(GetTime).add(Advanc
 
 const timeOf = (microseconds: Micros) => ({ now: toIso(microseconds), microseconds })
 
+/** An advance's failure in the ledger's error shape. */
+const advanceError = (error: AdvanceError): LedgerApiError => {
+  switch (error._tag) {
+    case "NodeShuttingDown":
+      return nodeShuttingDown(error.message)
+    case "AdvanceIdReused":
+      return new LedgerApiError({ code: "ADVANCE_ID_REUSED", category: "InvalidGivenCurrentSystemStateResourceExists", cause: error.message, context: { advanceId: error.advanceId } })
+    case "AdvanceFailed":
+      return new LedgerApiError({
+        code: "TIME_ADVANCE_FAILED",
+        category: "SystemInternalAssumptionViolated",
+        cause: error.message,
+        context: { rolledBack: String(error.rolledBack), now: toIso(error.now) }
+      })
+  }
+}
+
 const ledger = Surfaces.ledger
 
 export const DevRoutes = engineRoutes([GetTime, AdvanceTime, Reset], (node) =>
@@ -78,8 +103,8 @@ export const DevRoutes = engineRoutes([GetTime, AdvanceTime, Reset], (node) =>
         if (by === undefined) {
           return yield* Effect.fail(invalidBody("duration", `"${payload.duration}" is not a duration (e.g. 250ms, 30s, 10m, 1h, 2d)`))
         }
-        yield* node.runtime.advanceTime(by)
-        return timeOf(yield* node.runtime.now)
+        const advanced = yield* Effect.mapError(node.runtime.advanceTime(by, { advanceId: payload.advanceId }), advanceError)
+        return timeOf(advanced.now)
       })
     ),
     bind(ledger, Reset, () =>

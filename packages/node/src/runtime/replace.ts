@@ -3,6 +3,7 @@
  * fresh network with genesis; or by a snapshot's entries and rows) and the engine is rebuilt from
  * them. User management (`admin`) and the runtime's own rows stay.
  */
+import type { Micros } from "@sandnet/core"
 import type { CoinNetwork, CoinNetworkConfig } from "@sandnet/engine"
 import type { JournalEntry } from "@sandnet/store"
 import { Effect, Ref } from "effect"
@@ -17,10 +18,13 @@ import type { EngineInstance } from "./service.ts"
 
 export type SnapshotRows = ReadonlyArray<{ readonly stream: string; readonly key: string; readonly body: unknown }>
 
-/** Replaces the engine streams of the store by `entries` + `snapshots` (nothing: a fresh network) and rebuilds the engine. */
+/**
+ * Replaces the engine streams of the store by `entries` + `snapshots` (nothing: a fresh network) and
+ * rebuilds the engine, on the engine's time (or at `at`: a failed advance goes back to its start).
+ */
 export const makeReplaceNetwork =
   (ctx: RuntimeContext, commits: CommitPipeline, current: Ref.Ref<EngineInstance>) =>
-  (entries: ReadonlyArray<JournalEntry>, snapshots: SnapshotRows): Effect.Effect<void, JournalReplayFailed> =>
+  (entries: ReadonlyArray<JournalEntry>, snapshots: SnapshotRows, at?: Micros): Effect.Effect<void, JournalReplayFailed> =>
     ctx.exclusive(
       Effect.gen(function* () {
         const { storage } = ctx
@@ -28,7 +32,7 @@ export const makeReplaceNetwork =
         if (old.cluster !== undefined) {
           return yield* new JournalReplayFailed({ message: "a node of a network spread over processes cannot replace the network on its own (reset or restore every node's schema while they are stopped)" })
         }
-        const start = yield* ctx.engineTime(old)
+        const start = at ?? (yield* ctx.engineTime(old))
         if (storage === undefined) {
           if (entries.length > 0) return yield* new JournalReplayFailed({ message: "restore needs a node with storage" })
           const fresh = yield* createEngine(ctx, start, { _tag: "Genesis" })

@@ -4,9 +4,9 @@
  * reads without the lock (read.ts), the ticker (ticker.ts), a cluster's genesis
  * (cluster-genesis.ts), replacing the network (replace.ts) and the shutdown (shutdown.ts).
  */
-import { invariant } from "@sandnet/core"
 import { Effect, Option, Ref, type Scope } from "effect"
 import { makeClusterOutbound } from "../cluster/outbound.ts"
+import { makeAdvance } from "./advance.ts"
 import { awaitCommit } from "../journal/committer.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import { Streams } from "../journal/streams.ts"
@@ -34,29 +34,37 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     yield* awaitCommit(yield* exclusive(commits.commitPoint(first.engine)))
 
     const locked = makeLocked(exclusive, makeHeal(ctx, commits, current), current, commits)
-    const run = makeRun(locked, ctx.catchUp)
+    // Client operations are counted: a failed advance is rolled back only when none ran meanwhile.
+    let clientOperations = 0
+    const lockedRun = makeRun(locked, ctx.catchUp)
+    const run: NodeRuntimeService["run"] = (operation) => Effect.ensuring(lockedRun(operation), Effect.sync(() => void clientOperations++))
     const fibers = yield* startTicker(ctx, locked)
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
-    yield* Effect.addFinalizer(() => shutdown(ctx, current, fibers))
+    const stopping = yield* Ref.make(false)
+    const beginShutdown = Ref.set(stopping, true)
+    yield* Effect.addFinalizer(() => Effect.zipRight(beginShutdown, shutdown(ctx, current, fibers)))
     const replaceNetwork = makeReplaceNetwork(ctx, commits, current)
+    const advanceTime = makeAdvance({
+      ctx,
+      locked,
+      current,
+      commits,
+      replace: replaceNetwork,
+      stopping: Ref.get(stopping),
+      clientOperations: () => clientOperations
+    })
 
     return {
       engine: Ref.get(current),
       run,
       read: makeRead(ctx, current, commits, run),
       now: Effect.flatMap(Ref.get(current), engineTime),
-      advanceTime: (by) =>
-        locked((engine) =>
-          Effect.gen(function* () {
-            invariant(by >= 0, "time only moves forward")
-            yield* Ref.update(ctx.offset, (o) => o + by)
-            yield* ctx.catchUp(engine)
-            return engine.clock.now
-          })
-        ),
+      advanceTime,
+      beginShutdown,
+      shuttingDown: Ref.get(stopping),
       reset: Effect.orDie(replaceNetwork([], [])),
       storage: Option.fromNullable(storage),
-      restore: replaceNetwork,
+      restore: (entries, snapshots) => replaceNetwork(entries, snapshots),
       committed: Effect.flatMap(exclusive(commits.lastCommit), awaitCommit),
       flush:
         storage === undefined

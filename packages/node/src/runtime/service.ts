@@ -38,6 +38,7 @@ import type { ClusterLink } from "../cluster/link.ts"
 import type { ClusterMembership } from "../cluster/membership.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
+import type { AdvanceError, AdvanceOptions, AdvanceResult } from "./advance.ts"
 
 export interface NodeRuntimeOptions {
   readonly network?: Partial<CoinNetworkConfig>
@@ -52,6 +53,11 @@ export interface NodeRuntimeOptions {
   readonly storage?: NodeStorageService | undefined
   /** Run a wallet per validator (its journal is persisted with the rest). Default false. */
   readonly wallets?: boolean
+  /**
+   * Ledger time per step of a time advance (default and at most in use: ADVANCE_STEP_MICROS, an
+   * hour). `sandnet bench` sets it to the whole jump to measure the one-shot advance as a baseline.
+   */
+  readonly advanceStepMicros?: Micros | undefined
   /** Run the automations (DSO rounds, wallets' automations). Default false. */
   readonly automation?: boolean
   /** The wallets' configuration (docs/wallet-config.md); default `defaultWalletConfig`. */
@@ -96,8 +102,15 @@ export interface NodeRuntimeService {
   readonly read: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
   /** The engine's current time (live time plus the developer's offset). */
   readonly now: Effect.Effect<Micros>
-  /** Moves ledger time forward and delivers everything that falls due. */
-  readonly advanceTime: (by: Micros) => Effect.Effect<Micros>
+  /**
+   * Moves ledger time forward and delivers everything that falls due, in steps of at most an hour
+   * of ledger time with the event loop running between them; all or nothing, idempotent with an
+   * `advanceId` (advance.ts).
+   */
+  readonly advanceTime: (by: Micros, options?: AdvanceOptions) => Effect.Effect<AdvanceResult, AdvanceError>
+  /** From now on the node is shutting down: a running advance stops after its step, requests are refused (503). */
+  readonly beginShutdown: Effect.Effect<void>
+  readonly shuttingDown: Effect.Effect<boolean>
   /** Throws the whole network away and starts a fresh one (genesis included); with storage, its journals go too. */
   readonly reset: Effect.Effect<void>
   /** The storage, when the node has one. */

@@ -1,0 +1,102 @@
+/**
+ * POST /v2/sandnet/time/advance on a stored node (in-memory store, manual clock): other requests
+ * are answered while a long advance runs (it goes in steps of at most an hour), its answer is the
+ * new time, a retry with the same advanceId does not move time again, and a failed step (the
+ * store refuses a write: a test layer, no hook in the engine) leaves time where it was.
+ */
+import { MICROS_PER_DAY } from "@sandnet/core"
+import { EventStore, makeMemoryBacking, StorageError } from "@sandnet/store"
+import { Effect, Layer } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { call, type Call } from "./support.ts"
+import { startStoredNode, type StoredTestNode } from "./persistence-support.ts"
+
+interface SandnetTime {
+  readonly now: string
+  readonly microseconds: number
+}
+
+const nodes: Array<StoredTestNode> = []
+afterEach(async () => {
+  for (const node of nodes.splice(0)) await node.close()
+})
+
+const advance = (node: StoredTestNode, body: unknown): Promise<Call> => call(`${node.url}/v2/sandnet/time/advance`, { token: node.admin, body })
+const timeOf = async (node: StoredTestNode): Promise<number> =>
+  ((await call(`${node.url}/v2/sandnet/time`, { token: node.admin })).json as SandnetTime).microseconds
+
+/** A store whose writes fail while `failAfter` counts down to zero (then exactly one write fails). */
+const flakyStore = () => {
+  const control = { failAfter: -1 }
+  const layer = Layer.effect(
+    EventStore,
+    Effect.map(EventStore, (store) => ({
+      ...store,
+      write: (batch: Parameters<typeof store.write>[0]) =>
+        Effect.suspend(() => (control.failAfter >= 0 && control.failAfter-- === 0 ? Effect.fail(new StorageError({ operation: "commit", message: "disk on fire" })) : store.write(batch)))
+    }))
+  ).pipe(Layer.provide(EventStore.memoryWith(makeMemoryBacking())))
+  return { control, layer }
+}
+
+describe("time advance", () => {
+  it("other requests are answered while a 10-day advance runs; the answer is the new time", async () => {
+    const node = await startStoredNode(EventStore.memory)
+    nodes.push(node)
+    const before = await timeOf(node)
+    let answered = false
+    const advanced = advance(node, { duration: "10d" }).then((answer) => ((answered = true), answer))
+    // the advance goes in 240 steps of an hour: requests get in between them
+    const version = await call(`${node.url}/v2/version`, { token: node.admin })
+    expect(version.status).toBe(200)
+    const during = await timeOf(node)
+    expect(answered).toBe(false)
+    expect(during).toBeGreaterThanOrEqual(before)
+    expect(during).toBeLessThan(before + 10 * MICROS_PER_DAY)
+    const answer = await advanced
+    expect(answer.status).toBe(200)
+    const after = answer.json as SandnetTime
+    expect(after.microseconds).toBe(before + 10 * MICROS_PER_DAY)
+    expect(after.now).toBe(new Date(after.microseconds / 1000).toISOString().replace("Z", "000Z"))
+    expect(await timeOf(node)).toBe(after.microseconds)
+  })
+
+  it("a retry with the same advanceId answers the same time without moving it; another amount under that id is 409", async () => {
+    const node = await startStoredNode(EventStore.memory)
+    nodes.push(node)
+    const before = await timeOf(node)
+    const first = await advance(node, { duration: "2d", advanceId: "a-1" })
+    expect(first.status).toBe(200)
+    const retried = await advance(node, { duration: "2d", advanceId: "a-1" })
+    expect(retried.status).toBe(200)
+    expect(retried.json).toEqual(first.json)
+    expect(await timeOf(node)).toBe(before + 2 * MICROS_PER_DAY)
+    const reused = await advance(node, { duration: "1d", advanceId: "a-1" })
+    expect(reused.status).toBe(409)
+    expect((reused.json as { code: string }).code).toBe("ADVANCE_ID_REUSED")
+    // without an id, each request moves time
+    await advance(node, { duration: "1h" })
+    await advance(node, { duration: "1h" })
+    expect(await timeOf(node)).toBe(before + 2 * MICROS_PER_DAY + 2 * 3_600_000_000)
+  })
+
+  it("a step that fails rolls the advance back: time is where it was, and a retry moves it exactly once", async () => {
+    const flaky = flakyStore()
+    const node = await startStoredNode(flaky.layer)
+    nodes.push(node)
+    const before = await timeOf(node)
+    flaky.control.failAfter = 5 // five batches are written, the next (a step of the advance) fails
+    const failed = await advance(node, { duration: "1d", advanceId: "b-1" })
+    expect(failed.status).toBe(500)
+    expect(failed.json).toMatchObject({ code: "TIME_ADVANCE_FAILED", context: { rolledBack: "true" } })
+    expect(await timeOf(node)).toBe(before)
+    const retried = await advance(node, { duration: "1d", advanceId: "b-1" })
+    expect(retried.status).toBe(200)
+    expect((retried.json as SandnetTime).microseconds).toBe(before + MICROS_PER_DAY)
+    const again = await advance(node, { duration: "1d", advanceId: "b-1" })
+    expect(again.json).toEqual(retried.json)
+    expect(await timeOf(node)).toBe(before + MICROS_PER_DAY)
+    // the node goes on: a request after the rollback is served from the restored network
+    expect((await call(`${node.url}/v2/version`, { token: node.admin })).status).toBe(200)
+  })
+})

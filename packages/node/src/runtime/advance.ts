@@ -1,0 +1,221 @@
+/**
+ * Time advance (`POST /v2/sandnet/time/advance`): ledger time moves forward in steps of at most
+ * `ADVANCE_STEP_MICROS` of ledger time. Each step is one operation under the lock (the offset moves
+ * by the step, everything due is delivered, the batch is committed), and the advance lets the
+ * event loop run between steps, so other requests and the ticker are served while a long jump
+ * runs. The answer comes once the target time is reached.
+ *
+ * All or nothing: with storage, the advance first takes a restore point (the store's engine
+ * streams, as a snapshot holds them, and the clock row). When a step fails (an invariant, a
+ * failed commit), the network is rebuilt from that point and the offset set back: ledger time is
+ * where it was before the request. Only when other clients' writes were committed between the
+ * steps (rolling back would take them back) are the committed steps kept; the failure then says
+ * so, and a retry with the same `advanceId` goes on to the original target instead of moving time
+ * again. A node without storage cannot roll back (it keeps the steps, as a cluster node does).
+ *
+ * `advanceId` (optional): the advance's record is kept (in memory, and with storage in the
+ * `runtime` stream, committed with the steps' batches), so a retry after a success answers the same
+ * time without moving it, and one after kept steps resumes. One advance runs at a time.
+ *
+ * Shutdown: once the node is shutting down, the advance stops after its current step and fails
+ * with NodeShuttingDown; its committed steps are kept, with an `advanceId` its record too.
+ */
+import { MICROS_PER_HOUR, type Micros } from "@sandnet/core"
+import { Effect, Exit, Option, Ref, Schema } from "effect"
+import { awaitCommit } from "../journal/committer.ts"
+import type { JournalReplayFailed } from "../journal/errors.ts"
+import type { ClockState } from "../journal/runtime-state.ts"
+import { Streams } from "../journal/streams.ts"
+import { exportNetwork } from "../snapshots/export.ts"
+import type { NetworkSnapshot } from "../snapshots/archive.ts"
+import type { CommitPipeline } from "./commit.ts"
+import type { RuntimeContext } from "./context.ts"
+import type { Locked } from "./lock.ts"
+import type { EngineInstance } from "./service.ts"
+
+/** The most ledger time one step of an advance covers: one operation under the lock. */
+export const ADVANCE_STEP_MICROS: Micros = MICROS_PER_HOUR
+
+/** The node is shutting down: it takes no more work (HTTP: 503 NODE_SHUTTING_DOWN). */
+export class NodeShuttingDown extends Schema.TaggedError<NodeShuttingDown>()("NodeShuttingDown", {
+  message: Schema.String
+}) {}
+
+/** An advanceId used before for an advance by another amount. */
+export class AdvanceIdReused extends Schema.TaggedError<AdvanceIdReused>()("AdvanceIdReused", {
+  advanceId: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A step of an advance failed; `rolledBack`: ledger time is where it was before the request. */
+export class AdvanceFailed extends Schema.TaggedError<AdvanceFailed>()("AdvanceFailed", {
+  message: Schema.String,
+  rolledBack: Schema.Boolean,
+  /** The engine's time after the failure (and the rollback). */
+  now: Schema.Number
+}) {}
+
+export type AdvanceError = NodeShuttingDown | AdvanceIdReused | AdvanceFailed
+
+export interface AdvanceOptions {
+  /** Makes the request idempotent: a retry with the same id does not move time again. */
+  readonly advanceId?: string | undefined
+}
+
+export interface AdvanceResult {
+  /** The engine's time once the target is reached. */
+  readonly now: Micros
+  /** Steps run by this call (0: a retry of an advance already done). */
+  readonly steps: number
+}
+
+/** What a retry finds under `advance:<id>` of the runtime stream. */
+interface AdvanceRecord {
+  readonly by: Micros
+  readonly targetOffset: number
+  /** Set once the target is reached. */
+  readonly now?: Micros
+}
+
+interface RestorePoint {
+  readonly snapshot: NetworkSnapshot
+  readonly offset: number
+  readonly now: Micros
+  readonly clock: Option.Option<unknown>
+}
+
+export interface AdvanceDeps {
+  readonly ctx: RuntimeContext
+  readonly locked: Locked
+  readonly current: Ref.Ref<EngineInstance>
+  readonly commits: CommitPipeline
+  /** Rebuilds the network from a snapshot's entries and rows, its engine starting at `start`. */
+  readonly replace: (entries: NetworkSnapshot["entries"], snapshots: NetworkSnapshot["snapshots"], start: Micros) => Effect.Effect<void, JournalReplayFailed>
+  readonly stopping: Effect.Effect<boolean>
+  /** How many client operations (`run`) have run so far: the steps are kept when others wrote in between. */
+  readonly clientOperations: () => number
+}
+
+const recordKey = (advanceId: string) => `advance:${advanceId}`
+
+/** Lets the event loop run (I/O included) before the next step. */
+const yieldToEventLoop: Effect.Effect<void> = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
+export const makeAdvance = (deps: AdvanceDeps) => {
+  const { ctx, locked, current, commits } = deps
+  const { storage } = ctx
+  const records = new Map<string, AdvanceRecord>()
+  const stepMicros = ctx.options.advanceStepMicros ?? ADVANCE_STEP_MICROS
+  const one = Effect.unsafeMakeSemaphore(1)
+
+  const recordOf = (advanceId: string): Effect.Effect<AdvanceRecord | undefined> =>
+    Effect.gen(function* () {
+      const known = records.get(advanceId)
+      if (known !== undefined || storage === undefined) return known
+      const stored = yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, recordKey(advanceId)))
+      return Option.getOrUndefined(stored) as AdvanceRecord | undefined
+    })
+
+  /** Under the lock: the record goes with the step's batch. */
+  const keep = (advanceId: string, record: AdvanceRecord): void => {
+    records.set(advanceId, record)
+    storage?.engine.put(Streams.runtime, recordKey(advanceId), record)
+  }
+
+  const forget = (advanceId: string): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      records.delete(advanceId)
+      if (storage !== undefined) yield* Effect.orDie(storage.store.deleteSnapshot(Streams.runtime, recordKey(advanceId)))
+    })
+
+  /** One step: the offset moves by at most a step towards the target; what falls due is delivered. */
+  const step = (targetOffset: number, advanceId: string | undefined, record: AdvanceRecord, first: boolean) =>
+    locked((engine) =>
+      Effect.gen(function* () {
+        const offset = yield* Ref.get(ctx.offset)
+        const next = Math.max(offset, Math.min(targetOffset, offset + stepMicros))
+        yield* Ref.set(ctx.offset, next)
+        yield* ctx.catchUp(engine)
+        const done = next >= targetOffset
+        if (advanceId !== undefined && (done || first)) keep(advanceId, done ? { ...record, now: engine.clock.now } : record)
+        return { done, now: engine.clock.now }
+      })
+    )
+
+  /** The store's engine streams and the clock, with nothing pending: what a rollback rebuilds. */
+  const restorePoint: Effect.Effect<RestorePoint | undefined> =
+    storage === undefined
+      ? Effect.succeed(undefined)
+      : ctx.exclusive(
+          Effect.gen(function* () {
+            const engine = yield* Ref.get(current)
+            if (engine.cluster !== undefined) return undefined
+            yield* awaitCommit(yield* commits.commitPoint(engine))
+            yield* storage.committer.barrier
+            if (yield* storage.committer.failed) return undefined
+            const snapshot = yield* Effect.orDie(exportNetwork(storage.store, ""))
+            const clock = yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, "clock"))
+            return { snapshot, offset: yield* Ref.get(ctx.offset), now: engine.clock.now, clock }
+          })
+        )
+
+  const rollBack = (point: RestorePoint, advanceId: string | undefined): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      if (storage === undefined) return
+      yield* Ref.set(ctx.offset, point.offset)
+      const clock = point.clock
+      yield* Option.isSome(clock) ? Effect.orDie(storage.store.putSnapshot(Streams.runtime, "clock", clock.value as ClockState)) : Effect.void
+      if (advanceId !== undefined) yield* forget(advanceId)
+      yield* Effect.orDie(deps.replace(point.snapshot.entries, point.snapshot.snapshots, point.now))
+    })
+
+  /** Steps until the target; stops early on a failed step or a shutdown. */
+  const stepUntil = (targetOffset: number, advanceId: string | undefined, record: AdvanceRecord) =>
+    Effect.gen(function* () {
+      let steps = 0
+      for (;;) {
+        if (yield* deps.stopping) return { _tag: "Stopped" as const, steps }
+        const exit = yield* Effect.exit(step(targetOffset, advanceId, record, steps === 0))
+        steps++
+        if (Exit.isFailure(exit)) return { _tag: "Failed" as const, steps, cause: exit.cause }
+        if (exit.value.done) return { _tag: "Done" as const, steps, now: exit.value.now }
+        yield* yieldToEventLoop
+      }
+    })
+
+  const advance = (by: Micros, advanceId: string | undefined): Effect.Effect<AdvanceResult, AdvanceError> =>
+    Effect.gen(function* () {
+      if (yield* deps.stopping) return yield* new NodeShuttingDown({ message: "the node is shutting down" })
+      const known = advanceId === undefined ? undefined : yield* recordOf(advanceId)
+      if (known !== undefined && known.by !== by) {
+        return yield* new AdvanceIdReused({ advanceId: advanceId!, message: `advanceId ${advanceId} was used for an advance of ${known.by} microseconds, not ${by}` })
+      }
+      if (known?.now !== undefined) return { now: known.now, steps: 0 }
+      const point = yield* restorePoint
+      const writesBefore = deps.clientOperations()
+      const targetOffset = known?.targetOffset ?? (yield* Ref.get(ctx.offset)) + by
+      const record: AdvanceRecord = { by, targetOffset }
+      const outcome = yield* stepUntil(targetOffset, advanceId, record)
+      if (outcome._tag === "Done") return { now: outcome.now, steps: outcome.steps }
+      if (outcome._tag === "Stopped") return yield* new NodeShuttingDown({ message: `the node is shutting down: the advance stopped after ${outcome.steps} steps (they are kept)` })
+      const alone = deps.clientOperations() === writesBefore
+      if (point !== undefined && alone) yield* rollBack(point, advanceId)
+      const now = yield* ctx.engineTime(yield* Ref.get(current))
+      yield* Effect.logWarning(`a step of the time advance failed (step ${outcome.steps})`, outcome.cause)
+      return yield* new AdvanceFailed({
+        message:
+          point !== undefined && alone
+            ? `step ${outcome.steps} of the advance failed; the advance was rolled back: ledger time is where it was before the request`
+            : `step ${outcome.steps} of the advance failed; the ${outcome.steps - 1} steps before it are kept${advanceId === undefined ? "" : ` (a retry with advanceId ${advanceId} goes on to the same target)`}`,
+        rolledBack: point !== undefined && alone,
+        now
+      })
+    })
+
+  return (by: Micros, options: AdvanceOptions = {}): Effect.Effect<AdvanceResult, AdvanceError> =>
+    // A client that goes away does not stop the advance half-way: only a shutdown does.
+    one.withPermits(1)(Effect.uninterruptible(advance(by, options.advanceId)))
+}
