@@ -4,52 +4,11 @@
  * the self-signed `unsafe` token of `ledger-api-user` with LocalNet's audience and an empty scope,
  * the registry through the validator's scan proxy) with only the ports shifted.
  */
-import { CustomLogAdapter, SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
-import { Socket } from "@effect/platform"
-import { NodeSocket } from "@effect/platform-node"
-import { Effect } from "effect"
+import { SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ensureGlobalWebSocket, quietLogs, sdkConfig } from "./localnet-sdk-support.ts"
 import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
-
-// Errors only: the SDK logs every token it signs at level info.
-const quietLogs = new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
-  if (level === "error") console.error(message, ctx)
-})
-
-const sdkConfig = (node: LocalNetNode) => {
-  const auth: TokenProviderConfig = {
-    method: "self_signed",
-    issuer: "unsafe-auth",
-    credentials: { clientId: "ledger-api-user", clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
-  }
-  const validatorUrl = new URL(`http://localhost:${node.ports.validator}/api/validator`)
-  const registryUrl = new URL(`${validatorUrl.href}/v0/scan-proxy`)
-  // scan.localhost does not resolve on every machine; the flows below do not read scan directly.
-  const scanApiUrl = new URL(`http://scan.localhost:${node.ports.scan}/api/scan`)
-  return {
-    auth,
-    ledgerClientUrl: new URL(`http://localhost:${node.ports.appUserLedger}`),
-    token: { validatorUrl, registries: [registryUrl], auth },
-    amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
-    logAdapter: quietLogs,
-    registryUrl
-  }
-}
-
-/**
- * The SDK's event streams use the global WebSocket, which Node has from version 22 on; on older
- * Nodes the tests lend it the platform's Node implementation.
- */
-const ensureGlobalWebSocket = () => {
-  if ("WebSocket" in globalThis) return
-  const make = Effect.runSync(Effect.provide(Socket.WebSocketConstructor, NodeSocket.layerWebSocketConstructor))
-  const NodeWebSocket = function (url: string, protocols?: string | Array<string>) {
-    return make(url, protocols)
-  } as unknown as typeof globalThis.WebSocket
-  Object.assign(NodeWebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 })
-  Object.assign(globalThis, { WebSocket: NodeWebSocket })
-}
 
 describe("the Wallet SDK against --localnet", () => {
   let node: LocalNetNode
@@ -123,7 +82,7 @@ describe("the Wallet SDK against --localnet", () => {
     expect(utxos.filter((u) => u.interfaceViewValue.amount === "10000.0000000000" && u.interfaceViewValue.instrumentId.id === "Amulet").length).toBe(1)
   })
 
-  it("02: allocates an internal party and taps Amulet for it", async () => {
+  it("02 (set-up, internal party): allocates an internal party and taps Amulet for it", async () => {
     const sdk = await connect()
     const alice = await sdk.party.internal.allocate({ partyHint: "alice" })
     await sdk.amulet.tapInternal("10000", { partyId: alice })
@@ -132,7 +91,7 @@ describe("the Wallet SDK against --localnet", () => {
     expect(amulets.length).toBe(1)
   })
 
-  it("13: grants the validator a featured app right and finds it through the scan proxy", async () => {
+  it("03 (featured app right): grants the validator a featured app right and finds it through the scan proxy", async () => {
     const sdk = await connect()
     expect(await sdk.amulet.featuredApp.rights({ partyId: node.operator, maxRetries: 1, delayMs: 10 })).toBeUndefined()
     const right = await sdk.amulet.featuredApp.grant({ maxRetries: 20, delayMs: 100 })
@@ -179,7 +138,7 @@ describe("the Wallet SDK against --localnet", () => {
 
   // The SDK exercises TransferFactory_Transfer and TransferInstruction_Accept by their token-standard
   // interface ids (`#splice-api-token-transfer-instruction-v1:...`); the ledger records the interface.
-  it("03: transfers Amulet in two steps between internal parties: offer, then accept", async () => {
+  it("02 (accept, internal parties): transfers Amulet in two steps: offer, then accept", async () => {
     const sdk = await connect()
     const { registryUrl } = sdkConfig(node)
     const sender = await sdk.party.internal.allocate({ partyHint: "sender" })

@@ -27,6 +27,7 @@ import { COIN_INSTRUMENT, LockedCoin_Unlock } from "./coin.ts"
 import { OpenMiningRound, holdingFeeRate } from "./config.ts"
 import { expiryOf, isExpired } from "./expiry.ts"
 import { CoinPackage, TransferInstructionApiPackage } from "./packages.ts"
+import { TransferPreapproval, TransferPreapproval_Send } from "./preapproval.ts"
 import { CoinRules_Transfer } from "./rules.ts"
 
 export const TransferInstructionInterface = defineInterface({
@@ -65,7 +66,7 @@ export const ExtraArgs = Schema.Struct({ context: ChoiceContext, meta: Metadata 
 export type ExtraArgs = typeof ExtraArgs.Type
 
 /** Keys of the choice context (as the real registry names them, with the product renamed). */
-export const ContextKeys = { coinRules: "coin-rules", openRound: "open-round" } as const
+export const ContextKeys = { coinRules: "coin-rules", openRound: "open-round", transferPreapproval: "transfer-preapproval" } as const
 
 export const emptyMeta: Metadata = { values: {} }
 
@@ -211,6 +212,85 @@ export type TransferFactoryArgument = typeof TransferFactoryArgument.Type
 /** Rounds of holding fee a lock reserves for: until executeBefore, plus two. */
 export const lockReserveRounds = (now: number, executeBefore: number, tick: number): number => Math.ceil(Math.max(0, executeBefore - now) / tick) + 2
 
+type TransferResult = { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
+
+const changeOf = (result: TransferResult): ReadonlyArray<Json> => (result.senderChangeCoin === null ? [] : [result.senderChangeCoin])
+
+const completedResult = (result: TransferResult): Json => ({
+  output: { tag: "TransferInstructionResult_Completed", value: { receiverHoldingCids: result.createdCoins.map((c) => c.value) } },
+  senderChangeCids: [...changeOf(result)],
+  meta: { values: {} }
+})
+
+/** A self-transfer (`transferKind` self): the inputs merge into one holding of the amount, and the change. */
+const selfTransfer = (ctx: UpdateContext, dso: string, t: TokenTransfer, context: ChoiceContext): Json =>
+  completedResult(
+    ctx.exercise(CoinRules_Transfer, contextCid(ctx, context, ContextKeys.coinRules), {
+      transfer: {
+        sender: t.sender,
+        provider: t.sender,
+        inputs: t.inputHoldingCids.map((value) => ({ tag: "InputCoin" as const, value })),
+        outputs: [{ receiver: t.sender, receiverFeeRatio: "0.0000000000", amount: t.amount }],
+        beneficiaries: null
+      },
+      context: { openMiningRound: contextCid(ctx, context, ContextKeys.openRound), featuredAppRight: null },
+      expectedDso: dso
+    }) as TransferResult
+  )
+
+/** A direct transfer (`transferKind` direct): through the receiver's preapproval, in one step. */
+const directTransfer = (ctx: UpdateContext, dso: string, t: TokenTransfer, context: ChoiceContext): Json => {
+  const preapprovalCid = contextCid(ctx, context, ContextKeys.transferPreapproval)
+  const preapproval = ctx.fetch(TransferPreapproval, preapprovalCid).payload
+  ctx.require(preapproval.receiver === t.receiver && preapproval.dso === dso, "the transfer preapproval is not the receiver's")
+  return completedResult(
+    ctx.exercise(TransferPreapproval_Send, preapprovalCid, {
+      sender: t.sender,
+      coinRules: contextCid(ctx, context, ContextKeys.coinRules),
+      context: { openMiningRound: contextCid(ctx, context, ContextKeys.openRound), featuredAppRight: null },
+      inputs: t.inputHoldingCids.map((value) => ({ tag: "InputCoin" as const, value })),
+      amount: t.amount,
+      description: null
+    }) as TransferResult
+  )
+}
+
+/** An offer (`transferKind` offer): the amount and its holding fee until executeBefore are locked, the receiver accepts. */
+const offerTransfer = (ctx: UpdateContext, dso: string, t: TokenTransfer, context: ChoiceContext): Json => {
+  const executeBefore = parseIso(t.executeBefore) ?? 0
+  const roundCid = contextCid(ctx, context, ContextKeys.openRound)
+  const round = ctx.fetch(OpenMiningRound, roundCid).payload
+  const reserve = holdingFeeRate(round) * BigInt(lockReserveRounds(ctx.ledgerTime, executeBefore, Number(round.tickDuration.microseconds)))
+  const locked = amountOf(t.amount) + reserve
+  const result = ctx.exercise(CoinRules_Transfer, contextCid(ctx, context, ContextKeys.coinRules), {
+    transfer: {
+      sender: t.sender,
+      provider: t.sender,
+      inputs: t.inputHoldingCids.map((value) => ({ tag: "InputCoin" as const, value })),
+      outputs: [
+        {
+          receiver: t.sender,
+          receiverFeeRatio: "0.0000000000",
+          amount: formatAmount(locked),
+          lock: { holders: [dso], expiresAt: t.executeBefore, optContext: `transfer to ${t.receiver}` }
+        }
+      ],
+      beneficiaries: null
+    },
+    context: { openMiningRound: roundCid, featuredAppRight: null },
+    expectedDso: dso
+  }) as TransferResult
+  const lockedCoin = result.createdCoins[0]?.value
+  if (lockedCoin === undefined) return ctx.fail("the lock created no coin")
+  const instructionCid = ctx.create(CoinTransferInstruction, { lockedCoin, transfer: t })
+  return pendingResult(instructionCid, changeOf(result))
+}
+
+/**
+ * The token standard's transfer: a self-transfer when sender and receiver are one party, a direct
+ * transfer when the choice context names the receiver's preapproval, an offer otherwise (as the
+ * registry's `transferKind` said). The amount is a Numeric 10 (`2000` becomes `2000.0000000000`).
+ */
 export const TransferFactory_Transfer = defineChoice(ExternalPartyCoinRules, {
   name: "TransferFactory_Transfer",
   consuming: false,
@@ -218,42 +298,18 @@ export const TransferFactory_Transfer = defineChoice(ExternalPartyCoinRules, {
   argument: TransferFactoryArgument,
   controllers: (_p, arg) => [arg.transfer.sender],
   body: (ctx, self, arg): Json => {
-    const t = arg.transfer
+    const t = { ...arg.transfer, amount: formatAmount(amountOf(arg.transfer.amount)) }
     const dso = self.payload.dso
     ctx.require(arg.expectedAdmin === dso, "expectedAdmin is not the coin's admin")
     ctx.require(t.instrumentId.admin === dso && t.instrumentId.id === COIN_INSTRUMENT, `unknown instrument ${t.instrumentId.id}`)
-    ctx.require(t.sender !== t.receiver, "a transfer instruction goes to another party")
     ctx.require(amountOf(t.amount) > 0n, "the amount must be positive")
-    const executeBefore = parseIso(t.executeBefore) ?? 0
-    ctx.require(executeBefore > ctx.ledgerTime, "executeBefore must be in the future")
+    ctx.require((parseIso(t.executeBefore) ?? 0) > ctx.ledgerTime, "executeBefore must be in the future")
     ctx.require((parseIso(t.requestedAt) ?? Number.MAX_SAFE_INTEGER) <= ctx.ledgerTime, "requestedAt must not be in the future")
-    ctx.require(t.inputHoldingCids.length > 0, "a transfer instruction needs input holdings")
-    const roundCid = contextCid(ctx, arg.extraArgs.context, ContextKeys.openRound)
-    const round = ctx.fetch(OpenMiningRound, roundCid).payload
-    const reserve = holdingFeeRate(round) * BigInt(lockReserveRounds(ctx.ledgerTime, executeBefore, Number(round.tickDuration.microseconds)))
-    const locked = amountOf(t.amount) + reserve
-    const result = ctx.exercise(CoinRules_Transfer, contextCid(ctx, arg.extraArgs.context, ContextKeys.coinRules), {
-      transfer: {
-        sender: t.sender,
-        provider: t.sender,
-        inputs: t.inputHoldingCids.map((value) => ({ tag: "InputCoin" as const, value })),
-        outputs: [
-          {
-            receiver: t.sender,
-            receiverFeeRatio: "0.0000000000",
-            amount: formatAmount(locked),
-            lock: { holders: [dso], expiresAt: t.executeBefore, optContext: `transfer to ${t.receiver}` }
-          }
-        ],
-        beneficiaries: null
-      },
-      context: { openMiningRound: roundCid, featuredAppRight: null },
-      expectedDso: dso
-    }) as { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
-    const lockedCoin = result.createdCoins[0]?.value
-    if (lockedCoin === undefined) return ctx.fail("the lock created no coin")
-    const instructionCid = ctx.create(CoinTransferInstruction, { lockedCoin, transfer: t })
-    return pendingResult(instructionCid, result.senderChangeCoin === null ? [] : [result.senderChangeCoin])
+    ctx.require(t.inputHoldingCids.length > 0, "a transfer needs input holdings")
+    const context = arg.extraArgs.context
+    if (t.sender === t.receiver) return selfTransfer(ctx, dso, t, context)
+    if (context.values[ContextKeys.transferPreapproval] !== undefined) return directTransfer(ctx, dso, t, context)
+    return offerTransfer(ctx, dso, t, context)
   }
 })
 

@@ -4,7 +4,7 @@ import { partyId as makePartyId, uidWithoutPrefix, type Micros, type PartyId, ty
 import { PartyAlreadyExists } from "../errors.ts"
 import type * as External from "../external/index.ts"
 import type { ParticipantLogic, ParticipantNode } from "../participant/index.ts"
-import type { ParticipantPermission, TopologyState } from "../topology.ts"
+import type { ParticipantPermission, PartyHosting, TopologyState } from "../topology.ts"
 import { ledgerParticipant, type LedgerNetwork } from "./state.ts"
 
 export interface PartyInfo {
@@ -47,7 +47,6 @@ export const hostExternalParty = (
   /** The synchronizer the party was allocated on (the participants' default when not given). */
   synchronizerId?: SynchronizerId
 ): Either.Either<PartyId, PartyAlreadyExists | UnknownHostingParticipant> => {
-  if (topology.isKnownParty(party.partyId)) return Either.left(new PartyAlreadyExists({ party: party.partyId }))
   const participants: Array<{ participantUid: string; permission: ParticipantPermission }> = []
   for (const p of party.hosting.participants) {
     const uid = p.participantUid.startsWith("PAR::") ? p.participantUid : `PAR::${p.participantUid}`
@@ -55,9 +54,22 @@ export const hostExternalParty = (
     participants.push({ participantUid: uid, permission: p.permission })
   }
   const hosting = { party: party.partyId, participants, threshold: party.hosting.threshold, external: true }
+  const existing = topology.hosting(party.partyId)
+  // The same signed onboarding of a party hosted on several participants, submitted again (on another of
+  // them), is that participant's approval of the mapping (how the Wallet SDK hosts a party on several
+  // participants); here the mapping took effect at once, so it is answered as done.
+  if (existing !== undefined) {
+    return participants.length > 1 && sameHosting(existing, hosting) ? Either.right(party.partyId) : Either.left(new PartyAlreadyExists({ party: party.partyId }))
+  }
   for (const node of network.participants) node.logic.recordHosting(hosting, now, party.signingKeys, synchronizerId)
   return Either.right(party.partyId)
 }
+
+const sameHosting = (a: PartyHosting, b: PartyHosting): boolean =>
+  a.external === b.external &&
+  a.threshold === b.threshold &&
+  a.participants.length === b.participants.length &&
+  a.participants.every((p) => b.participants.some((q) => q.participantUid === p.participantUid && q.permission === p.permission))
 
 /** The registered signing keys of an external party, when it was allocated through the ledger API. */
 export const externalPartyKeys = (network: LedgerNetwork, party: PartyId): External.SigningKeysWithThreshold | undefined =>

@@ -9,10 +9,11 @@
 import { Either } from "effect"
 import type { ActiveContract, ContractNotActive } from "@sandnet/core"
 import { COIN_INSTRUMENT } from "../coin/coin.ts"
-import { currentDsoContract } from "./contracts.ts"
+import { expiryOf, isExpired } from "../coin/expiry.ts"
+import { activeOf, createdOf, currentDsoContract, transferPreapprovalOf } from "./contracts.ts"
 import { DsoContractNotFound, InstrumentNotFound } from "./errors.ts"
 import { latestUsableOpenRound, requireAssigned, type RegistryContext } from "./registry.ts"
-import { ScanTemplates } from "./templates.ts"
+import { ScanTemplates, payloadField } from "./templates.ts"
 
 export type TransferKind = "self" | "direct" | "offer"
 
@@ -21,6 +22,8 @@ export interface TransferFactoryContext {
   readonly coinRules: ActiveContract
   readonly openRound: ActiveContract
   readonly transferKind: TransferKind
+  /** The receiver's preapproval, for a direct transfer. */
+  readonly preapproval?: ActiveContract
 }
 
 /** What of the choice's arguments picks the factory: the instrument and the two parties. */
@@ -55,5 +58,19 @@ export const transferFactoryContext = (
     factory: required(dsoContract(ScanTemplates.externalPartyCoinRules, "the ExternalPartyCoinRules contract"), "ExternalPartyCoinRules"),
     coinRules: required(dsoContract(ScanTemplates.coinRules, "the CoinRules contract"), "CoinRules"),
     openRound: required(requireAssigned(latestUsableOpenRound(context), "the open mining round"), "OpenMiningRound")
-  }).pipe(Either.map((found) => ({ ...found, transferKind: request.sender === request.receiver ? "self" : "offer" })))
+  }).pipe(
+    Either.map((found): TransferFactoryContext => {
+      if (request.sender === request.receiver) return { ...found, transferKind: "self" }
+      const preapproval = livePreapprovalOf(context, request.receiver)
+      return preapproval === undefined ? { ...found, transferKind: "offer" } : { ...found, transferKind: "direct", preapproval }
+    })
+  )
+}
+
+/** The receiver's newest TransferPreapproval while it has not expired and is assigned (none while it is in flight). */
+const livePreapprovalOf = (context: RegistryContext, receiver: string): ActiveContract | undefined => {
+  const found = transferPreapprovalOf(context.logic, context.registry, receiver)
+  if (Either.isLeft(found) || found.right._tag !== "active") return undefined
+  const expiresAt = payloadField(createdOf(found.right), "expiresAt")
+  return typeof expiresAt === "string" && !isExpired(expiryOf(expiresAt), context.now) ? activeOf(found.right) : undefined
 }

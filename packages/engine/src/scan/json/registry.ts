@@ -41,7 +41,12 @@ export interface ChoiceContextJson {
 }
 
 /** Keys of the choice context, as Splice's registry names them with the product renamed. */
-export const ChoiceContextKeys = { coinRules: ContextKeys.coinRules, openRound: ContextKeys.openRound, expireLock: "expire-lock" } as const
+export const ChoiceContextKeys = {
+  coinRules: ContextKeys.coinRules,
+  openRound: ContextKeys.openRound,
+  transferPreapproval: ContextKeys.transferPreapproval,
+  expireLock: "expire-lock"
+} as const
 
 /** A contract as a choice context discloses it (with debug fields unless excluded). */
 export const disclosedContract = (contract: ActiveContract, excludeDebugFields: boolean): DisclosedContractJson => ({

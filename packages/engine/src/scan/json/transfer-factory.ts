@@ -22,10 +22,13 @@ export const renderTransferFactory = (found: TransferFactoryContext, excludeDebu
     choiceContextData: {
       values: {
         [ChoiceContextKeys.coinRules]: { tag: "AV_ContractId", value: found.coinRules.created.contractId },
-        [ChoiceContextKeys.openRound]: { tag: "AV_ContractId", value: found.openRound.created.contractId }
+        [ChoiceContextKeys.openRound]: { tag: "AV_ContractId", value: found.openRound.created.contractId },
+        ...(found.preapproval === undefined ? {} : { [ChoiceContextKeys.transferPreapproval]: { tag: "AV_ContractId", value: found.preapproval.created.contractId } })
       }
     },
-    disclosedContracts: [found.coinRules, found.openRound, found.factory].map((c) => disclosedContract(c, excludeDebugFields))
+    disclosedContracts: [found.coinRules, found.openRound, found.factory, ...(found.preapproval === undefined ? [] : [found.preapproval])].map((c) =>
+      disclosedContract(c, excludeDebugFields)
+    )
   }
 })
 

@@ -1,0 +1,87 @@
+/**
+ * The Wallet SDK's configuration for a node in LocalNet's layout, as its documented examples
+ * configure LocalNet (docs/wallet-integration-guide/examples: the self-signed `unsafe` token of
+ * `ledger-api-user` with LocalNet's audience and an empty scope, the registry through the
+ * validator's scan proxy), with only the ports shifted; shared by the localnet-sdk*.test.ts files.
+ */
+import { CustomLogAdapter, SDK, type TokenProviderConfig } from "@canton-network/wallet-sdk"
+import { Socket } from "@effect/platform"
+import { NodeSocket } from "@effect/platform-node"
+import { Effect } from "effect"
+import dns from "node:dns"
+import type { LocalNetNode } from "./localnet-support.ts"
+
+// Errors only: the SDK logs every token it signs at level info.
+export const quietLogs = new CustomLogAdapter((level: string, ctx: unknown, message?: string) => {
+  if (level === "error") console.error(message, ctx)
+})
+
+/** LocalNet's self-signed token config for a user (the examples' TOKEN_PROVIDER_CONFIG_DEFAULT for `ledger-api-user`). */
+export const selfSignedAuth = (user: string = "ledger-api-user"): TokenProviderConfig => ({
+  method: "self_signed",
+  issuer: "unsafe-auth",
+  credentials: { clientId: user, clientSecret: "unsafe", audience: "https://canton.network.global", scope: "" }
+})
+
+export const sdkConfig = (node: LocalNetNode, user?: string) => {
+  const auth = selfSignedAuth(user)
+  const validatorUrl = new URL(`http://localhost:${node.ports.validator}/api/validator`)
+  const registryUrl = new URL(`${validatorUrl.href}/v0/scan-proxy`)
+  // scan.localhost does not resolve on every machine; the flows tested do not read scan directly.
+  const scanApiUrl = new URL(`http://scan.localhost:${node.ports.scan}/api/scan`)
+  return {
+    auth,
+    ledgerClientUrl: new URL(`http://localhost:${node.ports.appUserLedger}`),
+    token: { validatorUrl, registries: [registryUrl], auth },
+    amulet: { validatorUrl, scanApiUrl, auth, registryUrl },
+    logAdapter: quietLogs,
+    registryUrl
+  }
+}
+
+/** The SDK as the examples create it (ledger, token and amulet namespaces) for `ledger-api-user` or another user. */
+export const connectSdk = (node: LocalNetNode, user?: string) => {
+  const config = sdkConfig(node, user)
+  return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+}
+
+/**
+ * The SDK's event streams use the global WebSocket, which Node has from version 22 on; on older
+ * Nodes the tests lend it the platform's Node implementation.
+ */
+export const ensureGlobalWebSocket = () => {
+  if ("WebSocket" in globalThis) return
+  const make = Effect.runSync(Effect.provide(Socket.WebSocketConstructor, NodeSocket.layerWebSocketConstructor))
+  const NodeWebSocket = function (url: string, protocols?: string | Array<string>) {
+    return make(url, protocols)
+  } as unknown as typeof globalThis.WebSocket
+  Object.assign(NodeWebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 })
+  Object.assign(globalThis, { WebSocket: NodeWebSocket })
+}
+
+/**
+ * What the SDK expects of its environment that Node 20 and this machine lack: `Object.groupBy`
+ * (Node 21; the SDK's utxos.merge groups holdings with it) and a name `scan.localhost` that resolves
+ * to the loopback address (LocalNet's docs add an /etc/hosts line; the tests resolve it in-process).
+ */
+export const ensureSdkEnvironment = () => {
+  ensureGlobalWebSocket()
+  if (!("groupBy" in Object)) {
+    const groupBy = <T>(items: Iterable<T>, key: (item: T, index: number) => PropertyKey) => {
+      const groups: Record<PropertyKey, Array<T>> = Object.create(null)
+      let i = 0
+      for (const item of items) (groups[key(item, i++)] ??= []).push(item)
+      return groups
+    }
+    Object.assign(Object, { groupBy })
+  }
+  const lookup = dns.lookup as unknown as { readonly scanLocalhost?: true } & ((hostname: string, ...rest: Array<unknown>) => void)
+  if (lookup.scanLocalhost === true) return
+  const resolving = Object.assign(
+    function (this: unknown, hostname: string, ...rest: Array<unknown>) {
+      return lookup.call(this, hostname === "scan.localhost" ? "127.0.0.1" : hostname, ...rest)
+    },
+    { scanLocalhost: true as const }
+  )
+  Object.assign(dns, { lookup: resolving })
+}
