@@ -163,6 +163,23 @@ const lazyFastCheckPlugin = {
 }
 
 /**
+ * @canton-network/core-ledger-proto (1 MB of generated protobuf bindings: every message type is an
+ * object made when its module is evaluated) is used by the engine for PreparedTransaction and
+ * HashingSchemeVersion only. Its modules are declared free of side effects (they only define
+ * message types), so the bundle keeps the types those two need instead of the whole package.
+ */
+const sideEffectFreeLedgerProto = {
+  name: "side-effect-free-ledger-proto",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === "ledger-proto" || !(args.path.startsWith("@canton-network/core-ledger-proto") || /[\\/]@canton-network[\\/]core-ledger-proto[\\/]/.test(args.importer))) return undefined
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: "ledger-proto" })
+      return resolved.errors.length > 0 ? undefined : { ...resolved, sideEffects: false }
+    })
+  }
+}
+
+/**
  * Writes into place by renaming: chunks first, entry points last (they import the chunks). The
  * entry points are dated when the build started, so that a source saved during the build is newer
  * than them and the next run rebuilds.
@@ -223,7 +240,7 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin],
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto],
   entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
