@@ -72,10 +72,13 @@ const scalarPlugin = {
     b.onLoad({ filter: /@effect[\\/]platform[\\/]dist[\\/]esm[\\/]internal[\\/]httpApiScalar\.js$/ }, async (args) => {
       scalar.javascript = (await import(pathToFileURL(args.path).href)).javascript
       // read (not compiled) when the http package's modules are evaluated
+      // Read at the first page's request: the page interpolates it (`${source.source}`), which
+      // calls toString; reading 3.3 MB at every start was ~20 ms of it (--cpu-prof).
       return {
         loader: "js",
         contents: `import { readFileSync } from "node:fs"
-export const javascript = readFileSync(new URL("./${scalarPath.split(/[\\/]/).pop()}", import.meta.url), "utf8")`
+let text
+export const javascript = { toString: () => (text ??= readFileSync(new URL("./${scalarPath.split(/[\\/]/).pop()}", import.meta.url), "utf8")) }`
       }
     })
   }
@@ -122,6 +125,57 @@ const noUndiciPlugin = {
       loader: "js",
       contents: "// sandnet's bundle leaves undici out (see noUndiciPlugin in bin/build.mjs)\nexport default undefined\n"
     }))
+  }
+}
+
+/**
+ * effect's Schema and Arbitrary modules import fast-check (for arbitraries, used by property tests,
+ * never by the command), so every start compiled and evaluated its ~60 modules. The bundle's
+ * fast-check is a module of the same names that loads the real one at its first use.
+ */
+const lazyFastCheckPlugin = {
+  name: "lazy-fast-check",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]FastCheck\.js$/ }, async () => {
+      const real = await import("fast-check")
+      const lines = [
+        "// sandnet's bundle loads fast-check at its first use (see lazyFastCheckPlugin in bin/build.mjs)",
+        "let real",
+        // a name the bundler does not follow: fast-check stays in node_modules, loaded by Node
+        "const name = \"fast-check\"",
+        "const load = () => (real ??= require(name))",
+        "const lazy = (name) => function (...args) { return new.target === undefined ? load()[name].apply(this, args) : Reflect.construct(load()[name], args, new.target) }"
+      ]
+      for (const name of Object.keys(real)) {
+        if (name === "default") continue
+        const value = real[name]
+        const symbolKey = typeof value === "symbol" ? Symbol.keyFor(value) : undefined
+        if (typeof value === "symbol" && symbolKey === undefined) throw new Error(`fast-check's ${name} is a symbol of its own: the bundle cannot copy it`)
+        lines.push(
+          typeof value === "function"
+            ? `export const ${name} = lazy(${JSON.stringify(name)})`
+            : `export const ${name} = ${symbolKey === undefined ? JSON.stringify(value) : `Symbol.for(${JSON.stringify(symbolKey)})`}`
+        )
+      }
+      return { loader: "js", contents: lines.join("\n") }
+    })
+  }
+}
+
+/**
+ * @canton-network/core-ledger-proto (1 MB of generated protobuf bindings: every message type is an
+ * object made when its module is evaluated) is used by the engine for PreparedTransaction and
+ * HashingSchemeVersion only. Its modules are declared free of side effects (they only define
+ * message types), so the bundle keeps the types those two need instead of the whole package.
+ */
+const sideEffectFreeLedgerProto = {
+  name: "side-effect-free-ledger-proto",
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, async (args) => {
+      if (args.pluginData === "ledger-proto" || !(args.path.startsWith("@canton-network/core-ledger-proto") || /[\\/]@canton-network[\\/]core-ledger-proto[\\/]/.test(args.importer))) return undefined
+      const resolved = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: "ledger-proto" })
+      return resolved.errors.length > 0 ? undefined : { ...resolved, sideEffects: false }
+    })
   }
 }
 
@@ -186,7 +240,7 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin],
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto],
   entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },

@@ -9,6 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { existsSync } from "node:fs"
 import { BENCH_SECTIONS } from "./bench/sections.ts"
 import { describeFailure, UsageError } from "./failure.ts"
+import { portOf } from "./port.ts"
 
 /** Runs `run` of a module imported when the command runs. */
 const lazy = <M, A, E, R>(load: () => Promise<M>, run: (module: M) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -22,16 +23,6 @@ const scenarioFile = Args.text({ name: "FILE" }).pipe(Args.optional)
 /** A file the user names must exist; the line says what it should have been. */
 const mustExist = (file: Option.Option<string>, what: string): Effect.Effect<void, UsageError> =>
   Option.isSome(file) && !existsSync(file.value) ? Effect.fail(new UsageError({ message: `${file.value}: no such file (${what})` })) : Effect.void
-
-/** --port, else SANDNET_PORT, else 7575; a port is 0 to 65535. */
-const portOf = (option: Option.Option<number>): Effect.Effect<number, UsageError> => {
-  const fromEnv = process.env["SANDNET_PORT"]
-  const [source, text] = Option.isSome(option) ? ["--port", String(option.value)] : fromEnv !== undefined && fromEnv !== "" ? ["SANDNET_PORT", fromEnv] : ["--port", "7575"]
-  const port = Number(text)
-  return Number.isInteger(port) && port >= 0 && port <= 65535
-    ? Effect.succeed(port)
-    : Effect.fail(new UsageError({ message: `${source} ${text} is not a port: give a number from 1 to 65535 (0 picks a free one)` }))
-}
 
 /** --url, else SANDNET_URL, else the default node's. */
 const urlOf = (option: Option.Option<string>): string => Option.getOrElse(option, () => process.env["SANDNET_URL"] || "http://127.0.0.1:7575")

@@ -1,6 +1,7 @@
 /**
  * The `sandnet` command line's entry. Help pages and the check of flags (help.ts) answer without
- * loading the command line library; everything else runs in cli.ts.
+ * loading the command line library, and so does a well-formed `start` (start-entry.ts); everything
+ * else runs in cli.ts.
  */
 import { preflight } from "./help.ts"
 
@@ -11,4 +12,4 @@ if (checked._tag === "help") process.stdout.write(checked.text)
 else if (checked._tag === "error") {
   process.stderr.write(`${checked.line}\n`)
   process.exitCode = 2
-} else (await import("./cli.ts")).runCli(command)
+} else if (!(command === "start" && (await import("./start-entry.ts")).runStart(args.slice(1)))) (await import("./cli.ts")).runCli(command)

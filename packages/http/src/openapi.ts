@@ -21,7 +21,7 @@ import { ScanUpstreamGroup } from "./scan/upstream/index.ts"
 import { TrafficStatusGroup } from "./scan/traffic-status.ts"
 import { TransferFactoryGroup } from "./registry/transfer-factory.ts"
 import { ScanProxyGroup } from "./wallet/scan-proxy.ts"
-import { RESERVED_SUMMARY, Surfaces, type Surface } from "./surface.ts"
+import { RESERVED_SUMMARY, Surfaces, type Surface, mergeRoutes } from "./surface.ts"
 import { WalletApi } from "./wallet/index.ts"
 
 type Json = Record<string, unknown>
@@ -167,7 +167,7 @@ const builtOnFirstRequest = (path: `/${string}`, build: Effect.Effect<HttpServer
   Layer.unwrapEffect(Effect.map(Effect.cached(build), (response) => HttpLayerRouter.add("GET", path, response)))
 
 /** The /docs routes. */
-export const DocsRoutes = Layer.mergeAll(
+export const DocsRoutes = mergeRoutes(
   builtOnFirstRequest("/docs", Effect.sync(() => HttpServerResponse.html(indexPage()))),
   ...SURFACE_ORDER.map((name) => builtOnFirstRequest(`/docs/${name}.json`, Effect.sync(() => HttpServerResponse.unsafeJson(openApiDocument(name))))),
   // Scalar's pages: built at their first request in the bundle (lazyScalarPagesPlugin, bin/build.mjs).

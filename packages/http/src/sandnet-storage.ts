@@ -16,11 +16,11 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { decodeArchive, storedArchive, storedSnapshots, storeSnapshot, type NetworkSnapshot } from "@sandnet/node"
-import { Effect, Either, Layer, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { requireParticipantAdmin } from "./auth.ts"
 import { LedgerApiError } from "./errors.ts"
 import { engineRoutes, invalidBody, op } from "./ledger/context.ts"
-import { bind, Surfaces } from "./surface.ts"
+import { bind, Surfaces, mergeRoutes } from "./surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Endpoints
@@ -103,7 +103,7 @@ export const StorageRoutes = engineRoutes([CreateSnapshot, ListSnapshots, Downlo
       if (Option.isNone(found)) return yield* Effect.fail(snapshotNotFound(snapshotId))
       return found.value
     })
-  return Layer.mergeAll(
+  return mergeRoutes(
     bind(ledger, CreateSnapshot, () =>
       Effect.gen(function* () {
         yield* requireParticipantAdmin

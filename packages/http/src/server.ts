@@ -20,7 +20,7 @@ import { LedgerRoutes } from "./ledger/index.ts"
 import { DocsRoutes } from "./openapi.ts"
 import { RegistryRoutes } from "./registry/index.ts"
 import { ScanRoutes } from "./scan/index.ts"
-import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings } from "./surface.ts"
+import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings, mergeRoutes } from "./surface.ts"
 import { WalletRoutes } from "./wallet/index.ts"
 import { ScanUpstreamRoutes } from "./scan/upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
@@ -56,7 +56,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = mergeRoutes(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(

@@ -483,21 +483,71 @@ const routeMethod = (endpoint: HttpApiEndpoint.HttpApiEndpoint.Any): RouteMethod
 /** Routes of the node are added through this router layer; requirements are captured at build time. */
 type RouteMethod = "*" | "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
 
+/** A route as `bind`, `notImplemented` and `surfaceNotFound` make it, kept beside its Layer (see `mergeRoutes`). */
+interface RouteSpec {
+  readonly method: RouteMethod
+  readonly path: `/${string}` | "*"
+  readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, unknown>
+}
+
+/** The routes a Layer made by `addRoutes` adds, so that `mergeRoutes` can add many of them in one step. */
+const routeSpecs = new WeakMap<object, ReadonlyArray<RouteSpec>>()
+
+/**
+ * One Layer that adds routes to the router in one step, their handlers given the context the Layer
+ * is built in (captured once for all of them).
+ */
+const addRoutes = <R>(specs: ReadonlyArray<RouteSpec>): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | Exclude<R, HttpLayerRouter.Provided>> => {
+  const layer = HttpLayerRouter.use((router) =>
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Exclude<R, HttpLayerRouter.Provided>>()
+      const withContext = (input: Context.Context<HttpLayerRouter.Provided>) => Context.merge(context, input)
+      yield* router.addAll(
+        specs.map((spec) =>
+          HttpLayerRouter.route(
+            spec.method,
+            spec.path,
+            Effect.mapInputContext(spec.handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpLayerRouter.Provided>, withContext)
+          )
+        )
+      )
+    })
+  )
+  routeSpecs.set(layer, specs)
+  return layer
+}
+
 const addRoute = <R>(
   method: RouteMethod,
   path: `/${string}` | "*",
   handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R | HttpLayerRouter.Provided>
 ): Layer.Layer<never, never, HttpLayerRouter.HttpRouter | Exclude<R, HttpLayerRouter.Provided>> =>
-  HttpLayerRouter.use((router) =>
-    Effect.gen(function* () {
-      const context = yield* Effect.context<Exclude<R, HttpLayerRouter.Provided>>()
-      const routed = Effect.mapInputContext(
-        handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpLayerRouter.Provided | Exclude<R, HttpLayerRouter.Provided>>,
-        (input: Context.Context<HttpLayerRouter.Provided>) => Context.merge(context, input)
-      )
-      yield* router.add(method, path, routed)
-    })
-  )
+  addRoutes<R>([{ method, path, handler: handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, unknown> }])
+
+/**
+ * `Layer.mergeAll` for route Layers: the routes of those made by `bind`, `notImplemented`,
+ * `surfaceNotFound` (and of other `mergeRoutes`) are added by one Layer, the other Layers are merged
+ * beside it. Building a Layer has a fixed cost (a fiber, a scope, memoization; --cpu-prof: most of a
+ * node's start-up went to building its ~200 one-route Layers), so a surface's routes are one Layer.
+ */
+export const mergeRoutes = <Layers extends readonly [Layer.Layer<never, unknown, unknown>, ...Array<Layer.Layer<never, unknown, unknown>>]>(
+  ...layers: Layers
+): Layer.Layer<
+  { [k in keyof Layers]: Layer.Layer.Success<Layers[k]> }[number],
+  { [k in keyof Layers]: Layer.Layer.Error<Layers[k]> }[number],
+  { [k in keyof Layers]: Layer.Layer.Context<Layers[k]> }[number]
+> => {
+  const specs: Array<RouteSpec> = []
+  const others: Array<Layer.Layer<never, unknown, unknown>> = []
+  for (const layer of layers) {
+    const routes = routeSpecs.get(layer)
+    if (routes === undefined) others.push(layer)
+    else specs.push(...routes)
+  }
+  const all = specs.length === 0 ? others : [addRoutes(specs) as Layer.Layer<never, unknown, unknown>, ...others]
+  // one Layer of routes stays recognizable, so that merging it again flattens it further
+  return (all.length === 1 ? all[0]! : Layer.mergeAll(...(all as [Layer.Layer<never, unknown, unknown>]))) as never
+}
 
 /**
  * Binds a handler to an endpoint of a surface: a Layer that adds the route to the node's router.
@@ -591,9 +641,8 @@ export const surfaceNotFound = (surface: Surface): Layer.Layer<never, never, Htt
     )
   )
 
-const mergeLayers = <R>(
-  layers: ReadonlyArray<Layer.Layer<never, never, R>>
-): Layer.Layer<never, never, R> => layers.reduce((all, layer) => Layer.merge(all, layer), Layer.empty as Layer.Layer<never, never, R>)
+const mergeLayers = <R>(layers: ReadonlyArray<Layer.Layer<never, never, R>>): Layer.Layer<never, never, R> =>
+  layers.length === 0 ? (Layer.empty as Layer.Layer<never, never, R>) : mergeRoutes(...(layers as [Layer.Layer<never, never, R>]))
 
 /** Anything outside every surface. */
 export const rootNotFound: Layer.Layer<never, never, HttpLayerRouter.HttpRouter> = addRoute(

@@ -25,7 +25,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { External, LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
 import type { ActiveContract, PartyId } from "@sandnet/core"
-import { Duration, Effect, Either, Layer, Schema } from "effect"
+import { Duration, Effect, Either, Schema } from "effect"
 import { requireActAs, requireExecuteAs, requireReadAs } from "../auth.ts"
 import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
@@ -45,7 +45,7 @@ import {
 import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from "./encoding.ts"
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -494,7 +494,7 @@ export const COMMAND_ENDPOINTS = [
 ] as const
 
 export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, SubmitAndWait, ({ payload }) =>
       Effect.gen(function* () {
         const submission = yield* submissionOf(payload, "")

@@ -19,7 +19,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import { toIso } from "@sandnet/core"
-import { Clock, Effect, Either, Layer, Schema } from "effect"
+import { Clock, Effect, Either, Schema } from "effect"
 import { AuthenticatedUser, requireReadAs } from "../auth.ts"
 import { ErrorCategories, ledgerCodeCategories, PermissionDenied, type HandlerError } from "../errors.ts"
 import { engineRoutes, invalidBody, LedgerApiConfig, offsetAfterLedgerEnd, op, orFail, requireMatchingUser, tooManyElements, type LedgerNode } from "./context.ts"
@@ -28,7 +28,7 @@ import { MAX_PARTY_ID_LENGTH, Parties, partyIdTooLong } from "./requests.ts"
 import { COMPLETIONS_LIST_NOTICE, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -253,7 +253,7 @@ const ledger = Surfaces.ledger
 export const COMPLETION_ENDPOINTS = [GetCompletionStream, GetCommandCompletions, SubscribeCompletions, SubscribeCommandCompletions] as const
 
 export const CompletionRoutes = engineRoutes(COMPLETION_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, GetCompletionStream, ({ payload, urlParams }) => listCompletions(node, payload, urlParams, "completions")),
     bind(ledger, GetCommandCompletions, ({ payload, urlParams }) => listCompletions(node, payload, urlParams, "commandCompletions")),
     bind(ledger, SubscribeCompletions, () => subscribe(node, CompletionStreamRequest, "completions")),

@@ -14,7 +14,7 @@ import { Context, Effect, Either, FiberRef, Layer, Option } from "effect"
 import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
-import { annotateEndpoint, notImplemented, orFail, ReadOnlyRequest, Surfaces } from "../surface.ts"
+import { annotateEndpoint, notImplemented, orFail, ReadOnlyRequest, Surfaces, mergeRoutes } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Settings
@@ -83,7 +83,7 @@ export const engineRoutes = <R>(
       const runtime = yield* Effect.serviceOption(NodeRuntime)
       const settings = yield* LedgerApiConfig
       if (Option.isNone(runtime)) {
-        return Layer.mergeAll(
+        return mergeRoutes(
           Layer.empty,
           ...endpoints.map((endpoint) => notImplemented(Surfaces.ledger, endpoint))
         ) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>

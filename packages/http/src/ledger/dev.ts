@@ -12,14 +12,14 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { MICROS_PER_DAY, MICROS_PER_HOUR, MICROS_PER_MILLI, MICROS_PER_MINUTE, MICROS_PER_SECOND, toIso, type Micros } from "@sandnet/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { requireParticipantAdmin } from "../auth.ts"
 import type { AdvanceError } from "@sandnet/node"
 import { LedgerApiError } from "../errors.ts"
 import { nodeShuttingDown } from "../shutdown.ts"
 import { Admin } from "../engine-admin.ts"
 import { engineRoutes, invalidBody, op } from "./context.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 const UNITS: Readonly<Record<string, number>> = {
   us: 1,
@@ -91,7 +91,7 @@ const advanceError = (error: AdvanceError): LedgerApiError => {
 const ledger = Surfaces.ledger
 
 export const DevRoutes = engineRoutes([GetTime, AdvanceTime, Reset], (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, GetTime, () => Effect.map(node.runtime.now, timeOf)),
     bind(ledger, AdvanceTime, ({ payload }) =>
       Effect.gen(function* () {

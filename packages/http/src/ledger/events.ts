@@ -18,13 +18,13 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isContractId, toIso } from "@sandnet/core"
 import { LedgerApi } from "@sandnet/engine"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { requireReadAs } from "../auth.ts"
 import { LedgerApiError, type HandlerError } from "../errors.ts"
 import { engineRoutes, fromResolution, invalidBody, op, orFail, requireReadAsAnyParty, type LedgerNode } from "./context.ts"
 import { ArchivedEvent, CreatedEvent, renderCreated, renderEvent } from "./encoding.ts"
 import { EventFormat, Parties, toEventFormat } from "./requests.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -161,7 +161,7 @@ const ledger = Surfaces.ledger
 export const EVENT_ENDPOINTS = [GetEventsByContractId, GetContract] as const
 
 export const EventRoutes = engineRoutes(EVENT_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, GetEventsByContractId, ({ payload }) => eventsByContractId(node, payload)),
     bind(ledger, GetContract, ({ payload }) => contractById(node, payload))
   )

@@ -7,9 +7,8 @@
  * when a NodeRuntime is in the routes' context.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
-import { Layer } from "effect"
 import { SandnetStorageGroup } from "../sandnet-storage.ts"
-import { surfaceNotFound, Surfaces } from "../surface.ts"
+import { surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 import { CommandRoutes, CommandsGroup, InteractiveSubmissionGroup } from "./commands.ts"
 import { CompletionRoutes, CompletionsGroup } from "./completions.ts"
 import { DevRoutes, SandnetGroup } from "./dev.ts"
@@ -49,7 +48,7 @@ export const LedgerApi = HttpApi.make("ledger")
   .annotate(OpenApi.Version, "3.5")
 
 /** Every ledger route implemented in this package, plus the ledger's 404 for unknown /v2 paths. */
-export const LedgerRoutes = Layer.mergeAll(
+export const LedgerRoutes = mergeRoutes(
   IdentityProviderRoutes,
   UserRoutes,
   UpdateRoutes,

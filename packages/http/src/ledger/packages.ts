@@ -24,7 +24,7 @@ import { requireParticipantAdmin } from "../auth.ts"
 import { LedgerApiError, type HandlerError } from "../errors.ts"
 import { engineRoutes, fromPackageError, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -176,7 +176,7 @@ const VersionRoute = bind(ledger, GetVersion, () =>
 )
 
 export const PackageRoutes = Layer.merge(VersionRoute, engineRoutes(PACKAGE_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, ListPackages, () => run(node, (engine) => Either.right({ packageIds: LedgerApi.knownPackageIds(engine.network) }))),
     bind(ledger, UploadPackages, ({ payload, urlParams }) => upload(node, payload, urlParams)),
     bind(ledger, UploadDar, ({ payload, urlParams }) => upload(node, payload, urlParams)),

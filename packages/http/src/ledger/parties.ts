@@ -23,7 +23,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isPartyHint } from "@sandnet/core"
 import { External, LedgerApi, type ParticipantNode } from "@sandnet/engine"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { Admin } from "../engine-admin.ts"
 import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
@@ -38,7 +38,7 @@ import {
 } from "./context.ts"
 import { Parties } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -405,7 +405,7 @@ export const PARTY_ENDPOINTS = [
 ] as const
 
 export const PartyRoutes = engineRoutes(PARTY_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, ListKnownParties, ({ urlParams }) => listKnownParties(node, urlParams)),
     bind(ledger, AllocateParty, ({ payload }) => allocateParty(node, payload)),
     bind(ledger, GetParticipantId, () => run(node, (_engine, participant) => Either.right({ participantId: LedgerApi.participantId(participant) }))),

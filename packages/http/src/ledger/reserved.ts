@@ -5,7 +5,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Layer } from "effect"
 import { op } from "./context.ts"
-import { notImplemented, reserved, Surfaces } from "../surface.ts"
+import { notImplemented, reserved, Surfaces, mergeRoutes } from "../surface.ts"
 
 const r = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(endpoint: E, id: string, description: string): E => reserved(op(endpoint, id, description))
 
@@ -27,7 +27,7 @@ export const ReservedLedgerGroup = (
   HttpApiGroup.make("reserved") as unknown as HttpApiGroup.HttpApiGroup<"reserved", HttpApiEndpoint.HttpApiEndpoint.Any>
 ).annotate(OpenApi.Title, "Not served yet (501)")
 
-export const ReservedLedgerRoutes = Layer.mergeAll(
+export const ReservedLedgerRoutes = mergeRoutes(
   Layer.empty,
   ...RESERVED_LEDGER_ENDPOINTS.map((endpoint) => notImplemented(Surfaces.ledger, endpoint))
 )

@@ -15,11 +15,11 @@ import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effe
 import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi } from "@sandnet/engine"
 import type { EngineInstance } from "@sandnet/node"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { requireParticipantAdmin, requireReadAs } from "../auth.ts"
 import { InvalidRequest, type HandlerError } from "../errors.ts"
 import { parseJsonText } from "../json-body.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 import {
   engineRoutes,
   fromResolution,
@@ -253,7 +253,7 @@ export const STATE_ENDPOINTS = [
 ] as const
 
 export const StateRoutes = engineRoutes(STATE_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, GetLedgerEnd, () =>
       Effect.map(
         node.runtime.run((engine) => Effect.sync(() => LedgerApi.ledgerEnd(node.participantOf(engine)))),

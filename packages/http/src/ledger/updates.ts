@@ -30,9 +30,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { canonicalJson, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type ParticipantNode } from "@sandnet/engine"
 import type { EngineInstance } from "@sandnet/node"
-import { Clock, Effect, Either, Layer, Schema } from "effect"
+import { Clock, Effect, Either, Schema } from "effect"
 import type { HandlerError } from "../errors.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 import {
   engineRoutes,
   fromResolution,
@@ -456,7 +456,7 @@ export const UPDATE_ENDPOINTS = [
 ] as const
 
 export const UpdateRoutes = engineRoutes(UPDATE_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, GetUpdates, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "updates", renderFlat)),
     bind(ledger, GetUpdatesFlat, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "flats", renderFlat)),
     bind(ledger, GetUpdatesTree, ({ payload, urlParams }) => listUpdates(node, payload, urlParams, "trees", renderTreeItem)),

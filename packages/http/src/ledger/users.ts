@@ -14,11 +14,11 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import type { InvalidArgument } from "@sandnet/core"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { AuthenticatedUser, requireIdentityProviderAdmin, requireParticipantAdmin, type UserAccess } from "../auth.ts"
 import { Admin } from "../engine-admin.ts"
 import { InvalidRequest, PermissionDenied, type RequestLocation } from "../errors.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 import { op } from "./context.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -425,7 +425,7 @@ const checkGrantable = (caller: UserAccess, rights: ReadonlyArray<Admin.Right>) 
 
 const ledger = Surfaces.ledger
 
-export const IdentityProviderRoutes = Layer.mergeAll(
+export const IdentityProviderRoutes = mergeRoutes(
   bind(ledger, CreateIdentityProviderConfig, ({ payload }) =>
     Effect.gen(function* () {
       yield* requireParticipantAdmin
@@ -489,7 +489,7 @@ export const IdentityProviderRoutes = Layer.mergeAll(
   )
 )
 
-export const UserRoutes = Layer.mergeAll(
+export const UserRoutes = mergeRoutes(
   bind(ledger, ListUsers, ({ urlParams }) =>
     Effect.gen(function* () {
       const caller = yield* AuthenticatedUser

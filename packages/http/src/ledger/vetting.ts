@@ -17,12 +17,12 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, HttpServerRequest, OpenApi } from "@effect/platform"
 import { LedgerApi } from "@sandnet/engine"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { InvalidRequest, LedgerApiError, type HandlerError } from "../errors.ts"
 import { parseJsonText } from "../json-body.ts"
 import { engineRoutes, fromResolution, invalidBody, op, orFail, type LedgerNode } from "./context.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 // =============================================================================================
 // Shapes
@@ -257,7 +257,7 @@ const ledger = Surfaces.ledger
 export const VETTING_ENDPOINTS = [ListVettedPackages, ListVettedPackagesDeprecated, GetPreferredPackageVersion, GetPreferredPackages] as const
 
 export const VettingRoutes = engineRoutes(VETTING_ENDPOINTS, (node) =>
-  Layer.mergeAll(
+  mergeRoutes(
     bind(ledger, ListVettedPackages, ({ payload }) => listVetted(node, payload)),
     bind(ledger, ListVettedPackagesDeprecated, ({ request }) => listVettedFromBody(node, request)),
     bind(ledger, GetPreferredPackages, ({ payload }) =>

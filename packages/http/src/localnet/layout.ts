@@ -19,6 +19,7 @@ import { Effect, Layer } from "effect"
 import { Dialect } from "../dialect/index.ts"
 import { LedgerApiConfig } from "../ledger/context.ts"
 import { serve, type ServeOptions } from "../server.ts"
+import { mergeRoutes } from "../surface.ts"
 
 export const LOCALNET_USER = "ledger-api-user"
 export const LOCALNET_SECRET = "unsafe"
@@ -86,7 +87,7 @@ export const serveLocalNet = <E, R>(routes: Layer.Layer<never, E, R>, options: L
         ...extra
       })
     )
-  return Layer.mergeAll(
+  return mergeRoutes(
     listener(ports.appUserLedger, options.appUserNode),
     listener(ports.svLedger, options.svNode ?? "sv1"),
     listener(ports.validator, options.appUserNode),

@@ -14,11 +14,11 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { isContractId } from "@sandnet/core"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest } from "../errors.ts"
 import { JsonObject } from "../scan/index.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
-import { bind, surfaceNotFound, Surfaces } from "../surface.ts"
+import { bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (token-standard-transfer-instruction-v1/v2.yaml, token-standard-metadata-v1.yaml)
@@ -161,7 +161,7 @@ const choiceContext =
       })
     )
 
-export const RegistryRoutes = Layer.mergeAll(
+export const RegistryRoutes = mergeRoutes(
   surfaceNotFound(Surfaces.registry),
   bind(Surfaces.registry, GetTransferInstructionRejectContext, choiceContext("reject", "v2")),
   bind(Surfaces.registry, GetTransferInstructionAcceptContext, choiceContext("accept", "v2")),

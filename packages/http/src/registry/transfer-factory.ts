@@ -10,10 +10,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Layer, Schema } from "effect"
+import { Schema } from "effect"
 import { ChoiceContext } from "./index.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 /** What of TransferFactory_Transfer's arguments the registry reads (the rest passes through unread). */
 const FactoryChoiceArguments = Schema.Struct({
@@ -42,7 +42,7 @@ export const GetTransferFactory = HttpApiEndpoint.post("getTransferFactory", "/r
 
 export const TransferFactoryGroup = HttpApiGroup.make("transferFactory").add(GetTransferFactory).annotate(OpenApi.Title, "Transfer factory")
 
-export const TransferFactoryRoutes = Layer.mergeAll(
+export const TransferFactoryRoutes = mergeRoutes(
   bind(Surfaces.registry, GetTransferFactory, ({ payload }) =>
     withScan("POST /registry/transfer-instruction/v1/transfer-factory", (view) => {
       const transfer = payload.choiceArguments.transfer

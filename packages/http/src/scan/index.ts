@@ -16,10 +16,10 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpServerRequest, OpenApi } from "@effect/platform"
 import { isContractId, isUpdateId, parseIso, toIso, type Json } from "@sandnet/core"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest } from "../errors.ts"
 import { renderOptions, withScan } from "./engine.ts"
-import { bind, surfaceNotFound, Surfaces } from "../surface.ts"
+import { bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (splice-scan.yaml, common-external.yaml, common-internal.yaml)
@@ -375,7 +375,7 @@ const requestOrigin = Effect.map(HttpServerRequest.HttpServerRequest, (request) 
   return `${forwarded === "https" ? "https" : "http"}://${host}`
 })
 
-export const ScanRoutes = Layer.mergeAll(
+export const ScanRoutes = mergeRoutes(
   surfaceNotFound(Surfaces.scan),
 
   bind(Surfaces.scan, ListVoteResults, ({ payload }) =>

@@ -8,9 +8,9 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { withScan } from "./engine.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 export const GetMemberTrafficStatusResponse = Schema.Struct({
   traffic_status: Schema.Struct({
@@ -25,7 +25,7 @@ export const GetMemberTrafficStatus = HttpApiEndpoint.get("getMemberTrafficStatu
 
 export const TrafficStatusGroup = HttpApiGroup.make("trafficStatus").add(GetMemberTrafficStatus).annotate(OpenApi.Title, "Member traffic")
 
-export const TrafficStatusRoutes = Layer.mergeAll(
+export const TrafficStatusRoutes = mergeRoutes(
   bind(Surfaces.scan, GetMemberTrafficStatus, ({ path }) =>
     withScan("GET /api/scan/v0/domains/{domain_id}/members/{member_id}/traffic-status", (view) => {
       const status = ScanReads.memberTrafficStatus(view.engine.network, view.sv, path.domain_id, path.member_id)

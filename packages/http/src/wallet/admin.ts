@@ -12,10 +12,10 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { External, ExternalPartyWallet, LedgerApi, PreapprovalNotFound } from "@sandnet/engine"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { InvalidRequest, type HandlerError } from "../errors.ts"
 import { fromExternalError, partyExists } from "../ledger/context.ts"
-import { annotateEndpoint, bind, orFail, Surfaces } from "../surface.ts"
+import { annotateEndpoint, bind, orFail, Surfaces, mergeRoutes } from "../surface.ts"
 import {
   checkUserName,
   deleteLedgerUser,
@@ -135,7 +135,7 @@ const w = Surfaces.wallet
 const admin = <A, R>(body: Effect.Effect<A, HandlerError, R>) => Effect.zipRight(requireWalletAdmin, body)
 
 
-export const AdminRoutes = Layer.mergeAll(
+export const AdminRoutes = mergeRoutes(
   bind(w, OnboardUser, ({ payload }) =>
     admin(
       Effect.gen(function* () {

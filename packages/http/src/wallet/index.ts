@@ -16,8 +16,8 @@
  */
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import type { Outcome, WalletError } from "@sandnet/engine"
-import { Effect, Layer } from "effect"
-import { annotateEndpoint, bind, surfaceNotFound, Surfaces } from "../surface.ts"
+import { Effect } from "effect"
+import { annotateEndpoint, bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
 import {
   checkUserName,
@@ -200,7 +200,7 @@ const command = <A>(f: (view: WalletView, user: string) => Effect.Effect<Outcome
 
 const notOnboarded = { party_id: "", user_onboarded: false, user_wallet_installed: false, has_featured_app_right: false }
 
-const WalletHandlers = Layer.mergeAll(
+const WalletHandlers = mergeRoutes(
   bind(w, CreateTransferOffer, ({ payload }) => command((view, user) => view.node.createTransferOffer(user, payload))),
   bind(w, ListTransferOffers, () => read((view, user) => view.wallet.listTransferOffers(user))),
   bind(w, GetTransferOfferStatus, ({ path }) => read((view, user) => view.wallet.getTransferOfferStatus(user, path.tracking_id))),
@@ -270,4 +270,4 @@ const WalletHandlers = Layer.mergeAll(
 )
 
 
-export const WalletRoutes = Layer.mergeAll(surfaceNotFound(Surfaces.wallet), WalletHandlers, AdminRoutes)
+export const WalletRoutes = mergeRoutes(surfaceNotFound(Surfaces.wallet), WalletHandlers, AdminRoutes)

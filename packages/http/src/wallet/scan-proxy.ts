@@ -14,11 +14,11 @@
  */
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { ScanApi as ScanReads } from "@sandnet/engine"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { Contract, ContractWithState } from "../scan/index.ts"
 import { dsoRounds, withScan } from "../scan/engine.ts"
 import { withState } from "../scan/upstream/reads.ts"
-import { bind, Surfaces } from "../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../surface.ts"
 
 export const GetDsoPartyIdProxy = HttpApiEndpoint.get("getDsoPartyIdProxy", "/v0/scan-proxy/dso-party-id").addSuccess(
   Schema.Struct({ dso_party_id: Schema.String }).annotations({ identifier: "GetDsoPartyIdResponse" })
@@ -58,7 +58,7 @@ export const scanProxyRegistryPath = (url: string): string =>
 
 const wallet = Surfaces.wallet
 
-export const ScanProxyRoutes = Layer.mergeAll(
+export const ScanProxyRoutes = mergeRoutes(
   bind(wallet, GetDsoPartyIdProxy, () =>
     withScan("GET /api/validator/v0/scan-proxy/dso-party-id", (view) => Effect.succeed({ dso_party_id: view.engine.network.dso as string }))
   ),

@@ -10,7 +10,7 @@ import { AuthConfig, DEFAULT_AUTH_SETTINGS, makeDevToken } from "../auth.ts"
 import { Admin } from "../engine-admin.ts"
 import { PermissionDenied } from "../errors.ts"
 import { withScan } from "../scan/engine.ts"
-import { bind, surfaceNotFound } from "../surface.ts"
+import { bind, surfaceNotFound, mergeRoutes } from "../surface.ts"
 import { liveEvents, makeGenerations } from "./events.ts"
 import { GetHealth, GetOverview, GetSupply, healthOf, overviewOf, supplyOf } from "./network.ts"
 import { GetRequests, makeRequestLog, requestLogMiddleware } from "./request-log.ts"
@@ -34,7 +34,7 @@ const users = Effect.flatMap(Admin.UserManagement, (management) =>
 )
 
 const apiRoutes = (log: ReturnType<typeof makeRequestLog>) =>
-  Layer.mergeAll(
+  mergeRoutes(
     surfaceNotFound(WebSurface),
     bind(WebSurface, GetOverview, () =>
       Effect.gen(function* () {
@@ -63,7 +63,7 @@ export const WebRoutes = Layer.unwrapEffect(
   Effect.sync(() => {
     const log = makeRequestLog()
     const generationOf = makeGenerations()
-    return Layer.mergeAll(
+    return mergeRoutes(
       requestLogMiddleware(log),
       StaticRoutes,
       HttpLayerRouter.add("GET", "/sandnet/events", liveEvents(log, generationOf)),

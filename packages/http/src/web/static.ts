@@ -8,7 +8,7 @@
  * bundle is missing answers the pages 503 saying how to build it.
  */
 import { HttpLayerRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
@@ -69,7 +69,7 @@ const asset = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
 
 const PAGES = ["/", "/wallet", "/wallet/*", "/scan", "/scan/*", "/dev", "/dev/*"] as const
 
-export const StaticRoutes = Layer.mergeAll(
-  HttpLayerRouter.add("GET", "/assets/*", asset),
-  ...PAGES.map((path) => HttpLayerRouter.add("GET", path, page))
+/** One Layer for all of them (a Layer per route costs its build at every start). */
+export const StaticRoutes = HttpLayerRouter.use((router) =>
+  router.addAll([HttpLayerRouter.route("GET", "/assets/*", asset), ...PAGES.map((path) => HttpLayerRouter.route("GET", path, page))])
 )

@@ -10,10 +10,10 @@
 import { HttpApiEndpoint } from "@effect/platform"
 import { formatAmount, parseIso, toIso } from "@sandnet/core"
 import { ScanApi } from "@sandnet/engine"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { InvalidRequest } from "../../errors.ts"
 import { withScan } from "../engine.ts"
-import { bind, Surfaces } from "../../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../../surface.ts"
 
 const RequestFields = {
   migration_id: Schema.Int,
@@ -100,7 +100,7 @@ const render = (s: ScanApi.HoldingsSummary) => ({
   total_available_coin: formatAmount(s.unlocked - s.feesUnlocked)
 })
 
-export const HoldingsRoutes = Layer.mergeAll(
+export const HoldingsRoutes = mergeRoutes(
   bind(Surfaces.scan, GetHoldingsSummary, ({ payload }) =>
     Effect.map(summariesOf("POST /api/scan/v0/holdings/summary", payload), (r) => ({
       record_time: toIso(r.snapshotTime),

@@ -3,10 +3,10 @@
  * (endpoints.ts: declarations; routes.ts: handlers; reads.ts: what they read of the engine;
  * holdings.ts: the holdings summaries, declared and handled).
  */
-import { Layer } from "effect"
 import { ScanUpstreamGroup as ReadsGroup } from "./endpoints.ts"
 import { GetHoldingsSummary, GetHoldingsSummaryV1, HoldingsRoutes } from "./holdings.ts"
 import { ScanUpstreamRoutes as ReadsRoutes } from "./routes.ts"
+import { mergeRoutes } from "../../surface.ts"
 
 export const ScanUpstreamGroup = ReadsGroup.add(GetHoldingsSummary).add(GetHoldingsSummaryV1)
-export const ScanUpstreamRoutes = Layer.mergeAll(ReadsRoutes, HoldingsRoutes)
+export const ScanUpstreamRoutes = mergeRoutes(ReadsRoutes, HoldingsRoutes)

@@ -5,10 +5,10 @@
  */
 import { parseIso } from "@sandnet/core"
 import { ScanApi as ScanReads, requiredNumVotes } from "@sandnet/engine"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either } from "effect"
 import { InvalidRequest } from "../../errors.ts"
 import { dsoContracts, dsoRounds, renderOptions, withScan, type ScanView } from "../engine.ts"
-import { bind, Surfaces } from "../../surface.ts"
+import { bind, Surfaces, mergeRoutes } from "../../surface.ts"
 import {
   GetClosedRounds,
   GetDso,
@@ -58,7 +58,7 @@ const afterKey = (after: { readonly after_migration_id: number; readonly after_r
 /** Open rounds open for the caller until the next one may open: one tick. */
 const roundsTtl = (view: ScanView): number => view.engine.network.config.tickDuration
 
-export const ScanUpstreamRoutes = Layer.mergeAll(
+export const ScanUpstreamRoutes = mergeRoutes(
   bind(scan, GetDso, () => withScan("GET /api/scan/v0/dso", dsoInfo)),
 
   bind(scan, GetDsoPartyId, () =>
