@@ -9,6 +9,7 @@ import { benchEngine, type EngineBench } from "./engine.ts"
 import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
+import { benchMemory, renderMemory, type MemoryBench } from "./memory.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
 import type { BenchSection } from "./sections.ts"
 import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
@@ -23,6 +24,7 @@ export interface BenchReport {
   readonly load?: LoadBench | undefined
   readonly cluster?: ClusterBench | undefined
   readonly startup?: StartupBench | undefined
+  readonly memory?: MemoryBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -81,6 +83,7 @@ export const renderReport = (report: BenchReport): string => {
   if (report.load !== undefined) lines.push(...renderLoad(report.load))
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
   if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
+  if (report.memory !== undefined) lines.push(...renderMemory(report.memory))
   return lines.join("\n")
 }
 
@@ -101,7 +104,8 @@ export const runBench = async (options: {
     http: wanted("http") ? await benchHttp() : undefined,
     load: wanted("load") ? await benchLoad() : undefined,
     cluster: wanted("cluster") ? await benchCluster() : undefined,
-    startup: wanted("startup") ? await benchStartup() : undefined
+    startup: wanted("startup") ? await benchStartup() : undefined,
+    memory: wanted("memory") ? await benchMemory() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")
