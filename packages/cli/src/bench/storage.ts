@@ -74,7 +74,7 @@ export const startOfferNode = (storeContext: Context.Context<EventStore>) =>
     const { kind, request } = yield* Effect.promise(() => offerRequests(url, post, engine, admin))
     /** Sends requests `from` .. `from + count - 1` from CLIENTS concurrent clients; throws if any failed. */
     const load = (from: number, count: number) => runLoad(post, request, from, count)
-    return { scope, store, kind, load, close: Scope.close(scope, Exit.void) }
+    return { scope, store, engine, kind, load, close: Scope.close(scope, Exit.void) }
   })
 
 /** CPU time (user + system) of this process, in ms. */
