@@ -44,7 +44,10 @@ export interface AppendRate extends Rate {
 }
 
 export interface StoreBenchResult {
-  readonly bareInsert: Rate
+  readonly bareInsert: Rate & {
+    /** CPU time (user + system) of this process per bare insert, in ms (the client's side; PGlite's too, as it runs in this process). */
+    readonly cpuMsPerOp: number
+  }
   readonly eventStore: AppendRate
   /** eventStore.opsPerSecond / bareInsert.opsPerSecond */
   readonly ratio: number
@@ -131,6 +134,7 @@ export const benchStore = (
       yield* sql`CREATE TABLE ${bare} (n integer PRIMARY KEY, body json NOT NULL)`.pipe(
         Effect.mapError(sqlFailure("bench setup"))
       )
+      const cpuBefore = process.cpuUsage()
       const [, bareMs] = yield* timed(
         Effect.gen(function*() {
           for (let n = 0; n < bareInserts; n++) {
@@ -138,7 +142,8 @@ export const benchStore = (
           }
         }).pipe(Effect.mapError(sqlFailure("bench bare insert")))
       )
-      const bareInsert = rate(bareInserts, bareMs)
+      const cpu = process.cpuUsage(cpuBefore)
+      const bareInsert = { ...rate(bareInserts, bareMs), cpuMsPerOp: (cpu.user + cpu.system) / 1000 / bareInserts }
       const eventStore = yield* benchAppends(store, options)
       return { bareInsert, eventStore, ratio: Math.round((eventStore.opsPerSecond / bareInsert.opsPerSecond) * 100) / 100 }
     }).pipe(Effect.scoped, Effect.ensuring(Effect.ignore(dropSchema(schema))))

@@ -30,6 +30,9 @@ export interface StorageBenchRow {
   readonly offersPerSecond: number
   /** offersPerSecond / bareInsertsPerSecond */
   readonly ratio: number
+  /** CPU time of this process (node, clients, and PGlite where embedded) per acknowledged offer, and per bare insert, in ms. */
+  readonly cpuPerOfferMs: number
+  readonly bareCpuPerInsertMs: number
   readonly offers: number
   readonly clients: number
   /** Store commits during the offers, and offers per commit (group commit at work). */
@@ -41,6 +44,7 @@ export interface StorageBench {
   readonly rows: ReadonlyArray<StorageBenchRow>
   /** The same load on a node whose store is in memory (no database). */
   readonly memoryOffersPerSecond: number
+  readonly memoryCpuPerOfferMs: number
   readonly memoryRequest: "W1" | "submit-and-wait"
   readonly skipped: ReadonlyArray<string>
 }
@@ -52,8 +56,8 @@ const WARMUP = 100
 type Post = (token: string, path: string, body: unknown) => Promise<Response>
 type OfferRequest = (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
 
-/** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s and commits. */
-export const offerLoad = (storeContext: Context.Context<EventStore>) =>
+/** A node as `sandnet start` composes it, on port 0, on the EventStore in `storeContext`, ready for the offer load. */
+export const startOfferNode = (storeContext: Context.Context<EventStore>) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const storage = nodeStorageLayer.pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
@@ -65,19 +69,36 @@ export const offerLoad = (storeContext: Context.Context<EventStore>) =>
     const engine = yield* Context.get(context, NodeRuntime).engine
     const store = Context.get(context, EventStore)
     const admin = yield* makeDevToken({ user: "participant_admin", secret: "unsafe" })
+    const post: Post = (token, p, body) =>
+      fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+    const { kind, request } = yield* Effect.promise(() => offerRequests(url, post, engine, admin))
+    /** Sends requests `from` .. `from + count - 1` from CLIENTS concurrent clients; throws if any failed. */
+    const load = (from: number, count: number) => runLoad(post, request, from, count)
+    return { scope, store, engine, kind, load, close: Scope.close(scope, Exit.void) }
+  })
+
+/** CPU time (user + system) of this process, in ms. */
+export const cpuMs = (): number => {
+  const usage = process.cpuUsage()
+  return (usage.user + usage.system) / 1000
+}
+
+/** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s, CPU per offer and commits. */
+export const offerLoad = (storeContext: Context.Context<EventStore>) =>
+  Effect.gen(function* () {
+    const node = yield* startOfferNode(storeContext)
     const result = yield* Effect.promise(async () => {
-      const post: Post = (token, p, body) =>
-        fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
-      const { kind, request } = await offerRequests(url, post, engine, admin)
-      await runLoad(post, request, 0, WARMUP)
-      const before = await Effect.runPromise(store.stats())
+      await node.load(0, WARMUP)
+      const before = await Effect.runPromise(node.store.stats())
       const started = performance.now()
-      await runLoad(post, request, WARMUP, OFFERS)
+      const cpuBefore = cpuMs()
+      await node.load(WARMUP, OFFERS)
+      const cpuPerOfferMs = (cpuMs() - cpuBefore) / OFFERS
       const seconds = (performance.now() - started) / 1000
-      const after = await Effect.runPromise(store.stats())
-      return { offersPerSecond: Math.round(OFFERS / seconds), commits: after.commits - before.commits, kind }
+      const after = await Effect.runPromise(node.store.stats())
+      return { offersPerSecond: Math.round(OFFERS / seconds), cpuPerOfferMs, commits: after.commits - before.commits, kind: node.kind }
     })
-    yield* Scope.close(scope, Exit.void)
+    yield* node.close
     return result
   })
 
@@ -174,6 +195,8 @@ const onDatabase = (label: string, schema: string) =>
       bareInsertsPerSecond: bare.bareInsert.opsPerSecond,
       offersPerSecond: load.offersPerSecond,
       ratio: Math.round((load.offersPerSecond / bare.bareInsert.opsPerSecond) * 100) / 100,
+      cpuPerOfferMs: load.cpuPerOfferMs,
+      bareCpuPerInsertMs: bare.bareInsert.cpuMsPerOp,
       offers: OFFERS,
       clients: CLIENTS,
       commits: load.commits,
@@ -207,7 +230,7 @@ export const benchStorage = async (): Promise<StorageBench> => {
     skipped.push(`PostgreSQL: ${error instanceof Error ? error.message : String(error)}`)
   }
   const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx))))
-  return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryRequest: memory.kind, skipped }
+  return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryCpuPerOfferMs: memory.cpuPerOfferMs, memoryRequest: memory.kind, skipped }
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -225,13 +248,16 @@ export const renderStorage = (s: StorageBench): Array<string> => [
   "are committed. Baseline: a bare single-row `INSERT` + commit loop on the same database in the same run",
   "(packages/store/src/bench.ts). Requests: " + [...new Set([...s.rows.map((r) => r.request), s.memoryRequest])].map((k) => requestText[k]).join("; ") + ".",
   "",
-  "| database | request | bare INSERT+commit/s | acknowledged offers/s | ratio | commits | offers per commit |",
-  "|---|---|---|---|---|---|---|",
+  "The CPU columns are this process's user + system time per bare insert and per acknowledged offer (the node, its",
+  "HTTP clients, and PGlite where it is embedded); they move less than the rates when other work shares the machine.",
+  "",
+  "| database | request | bare INSERT+commit/s | acknowledged offers/s | ratio | CPU ms per bare insert | CPU ms per offer | commits | offers per commit |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...s.rows.map(
     (r) =>
-      `| ${r.database} | ${r.request} | ${fmt(r.bareInsertsPerSecond)} | **${fmt(r.offersPerSecond)}** | **${fmt(r.ratio, 2)}x** | ${fmt(r.commits)} | ${fmt(r.offersPerCommit, 1)} |`
+      `| ${r.database} | ${r.request} | ${fmt(r.bareInsertsPerSecond)} | **${fmt(r.offersPerSecond)}** | **${fmt(r.ratio, 2)}x** | ${fmt(r.bareCpuPerInsertMs, 3)} | ${fmt(r.cpuPerOfferMs, 2)} | ${fmt(r.commits)} | ${fmt(r.offersPerCommit, 1)} |`
   ),
-  `| memory (no database, same node) | ${s.memoryRequest} | | ${fmt(s.memoryOffersPerSecond)} | | | |`,
+  `| memory (no database, same node) | ${s.memoryRequest} | | ${fmt(s.memoryOffersPerSecond)} | | | ${fmt(s.memoryCpuPerOfferMs, 2)} | | |`,
   "",
   ...(s.skipped.length > 0 ? [`Skipped: ${s.skipped.join("; ")}.`, ""] : [])
 ]

@@ -13,6 +13,7 @@ import { invariant, type Micros } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
 import { isExpired } from "../coin/expiry.ts"
+import { inertContext } from "./lifecycle.ts"
 
 export const BuyTrafficFailureReason = Schema.Literal("expired", "rejected")
 export type BuyTrafficFailureReason = typeof BuyTrafficFailureReason.Type
@@ -82,6 +83,7 @@ export const buyTrafficRequestMachine = setup({
   version: "1",
   initial: "created",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<BuyTrafficRequestContext>()
     const { trackingId, endUserParty, memberId, synchronizerId, migrationId, trafficAmount, expiresAt } = input
     invariant(
       Number.isInteger(trafficAmount) && trafficAmount > 0,

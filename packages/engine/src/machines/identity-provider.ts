@@ -18,7 +18,7 @@
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
-import { start, step } from "./lifecycle.ts"
+import { inertContext, start, step } from "./lifecycle.ts"
 
 export const IdentityProviderContext = Schema.Struct({
   identityProviderId: Schema.String,
@@ -79,6 +79,7 @@ export const identityProviderMachine = setup({
   version: "1",
   initial: "active",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<IdentityProviderContext>()
     invariant(input.identityProviderId.length > 0, "an identity provider has an id")
     // Pick the fields: the context is stored, so nothing else the caller passed may ride along.
     const { identityProviderId, issuer, jwksUrl, audience } = input

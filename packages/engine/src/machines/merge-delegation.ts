@@ -12,6 +12,7 @@
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup } from "xstate"
+import { inertContext } from "./lifecycle.ts"
 
 export const MergeDelegationContext = Schema.Struct({
   /** The user whose holdings are merged. */
@@ -60,12 +61,16 @@ export const mergeDelegationMachine = setup({
   id: "mergeDelegation",
   version: "1",
   initial: "proposal",
-  context: ({ input: { user, walletProvider, proposalContractId } }) => ({
-    user,
-    walletProvider,
-    proposalContractId,
-    delegationContractId: null
-  }),
+  context: ({ input }) => {
+    if (input === undefined) return inertContext<MergeDelegationContext>()
+    const { user, walletProvider, proposalContractId } = input
+    return {
+      user,
+      walletProvider,
+      proposalContractId,
+      delegationContractId: null
+    }
+  },
   states: {
     proposal: {
       on: {

@@ -11,6 +11,7 @@
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup } from "xstate"
+import { inertContext } from "./lifecycle.ts"
 
 export const MintingDelegationContext = Schema.Struct({
   proposalContractId: Schema.String,
@@ -54,12 +55,16 @@ export const mintingDelegationMachine = setup({
   id: "mintingDelegation",
   version: "1",
   initial: "proposed",
-  context: ({ input: { proposalContractId, beneficiary, delegate } }) => ({
-    proposalContractId,
-    beneficiary,
-    delegate,
-    delegationContractId: null
-  }),
+  context: ({ input }) => {
+    if (input === undefined) return inertContext<MintingDelegationContext>()
+    const { proposalContractId, beneficiary, delegate } = input
+    return {
+      proposalContractId,
+      beneficiary,
+      delegate,
+      delegationContractId: null
+    }
+  },
   states: {
     proposed: {
       on: {

@@ -15,6 +15,7 @@
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
+import { inertContext } from "./lifecycle.ts"
 
 export const PendingUnassign = Schema.Struct({
   unassignId: Schema.String,
@@ -114,6 +115,7 @@ export const reassignmentMachine = setup({
   version: "1",
   initial: "assigned",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<ReassignmentContext>()
     invariant(
       Number.isInteger(input.reassignmentCounter) && input.reassignmentCounter >= 0,
       () => `reassignment counter must be a whole number >= 0, got ${input.reassignmentCounter}`

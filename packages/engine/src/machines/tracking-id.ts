@@ -10,6 +10,7 @@
 import { invariant } from "@sandnet/core"
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
+import { inertContext } from "./lifecycle.ts"
 
 export const TrackingIdContext = Schema.Struct({
   trackingId: Schema.String,
@@ -67,6 +68,7 @@ export const trackingIdMachine = setup({
   version: "1",
   initial: "free",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<TrackingIdContext>()
     invariant(input.trackingId.length > 0, "a tracking id is not empty")
     return { trackingId: input.trackingId, attempts: 0, failures: 0, lastFailureReason: null, contractId: null }
   },

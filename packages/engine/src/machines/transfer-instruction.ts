@@ -10,6 +10,7 @@ import { invariant, isAmountString, parseAmount, type Micros } from "@sandnet/co
 import { Schema } from "effect"
 import { assign, setup, type SnapshotFrom } from "xstate"
 import { isExpired } from "../coin/expiry.ts"
+import { inertContext } from "./lifecycle.ts"
 
 export const TransferInstructionContext = Schema.Struct({
   instructionId: Schema.String,
@@ -67,6 +68,7 @@ export const transferInstructionMachine = setup({
   version: "1",
   initial: "pending",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<TransferInstructionContext>()
     invariant(isAmountString(input.amount), () => `transfer instruction amount is not a Numeric 10: ${input.amount}`)
     invariant((parseAmount(input.amount) ?? 0n) > 0n, () => `transfer instruction amount must be positive: ${input.amount}`)
     invariant(input.lockedHoldingIds.length > 0, "a transfer instruction locks at least one holding")

@@ -11,6 +11,7 @@ import { invariant, isAmountString, parseAmount, type Micros } from "@sandnet/co
 import { Schema } from "effect"
 import { assign, setup } from "xstate"
 import { isExpired } from "../coin/expiry.ts"
+import { inertContext } from "./lifecycle.ts"
 
 export const TransferOfferContext = Schema.Struct({
   offerContractId: Schema.String,
@@ -74,6 +75,7 @@ export const transferOfferMachine = setup({
   version: "1",
   initial: "created",
   context: ({ input }) => {
+    if (input === undefined) return inertContext<TransferOfferContext>()
     invariant(isAmountString(input.amount), () => `transfer offer amount is not a Numeric 10: ${input.amount}`)
     invariant((parseAmount(input.amount) ?? 0n) > 0n, () => `transfer offer amount must be positive: ${input.amount}`)
     invariant(Number.isInteger(input.expiresAt), () => `expiresAt must be whole microseconds: ${input.expiresAt}`)

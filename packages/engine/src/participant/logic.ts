@@ -64,7 +64,7 @@ export class ParticipantLogic extends ParticipantState {
         break
     }
     if (!replaying) {
-      this.journal.push(event)
+      if (this.keepsJournal) this.journal.push(event)
       this.journalSink?.(event)
     }
   }

@@ -65,6 +65,12 @@ export abstract class ParticipantState {
   readonly stats: ParticipantStats = { submitted: 0, committed: 0, rejected: 0, confirmationsSent: 0 }
   /** The node's durable journal, in order (replaying it rebuilds everything but in-flight requests). */
   readonly journal: Array<ParticipantEvent> = []
+  /**
+   * Whether `journal` keeps the events (simulations recover a crashed node from it). A node with a
+   * store turns it off: the store holds the journal, and keeping every event in memory too cost
+   * its heap a copy of the whole history.
+   */
+  keepsJournal = true
   /** Where journal events also go (the store); replay does not call it. */
   journalSink: ((event: ParticipantEvent) => void) | undefined = undefined
 

@@ -190,7 +190,6 @@ export class ClusterLink {
         for (const entry of entries) {
           const event = (entry.body as { event: ParticipantEvent }).event
           node.participant.logic.apply(event, true)
-          node.participant.logic.journal.push(event)
           if (event._tag === "UpdateCommitted") sv?.scan.onCommitted(event.entry)
         }
         if (entries.length > 0) this.followed.set(participantStream, entries[entries.length - 1]!.seq + 1)

@@ -25,6 +25,8 @@ export const walletSinkOf = (recorder: JournalRecorder, validator: string) => (e
  */
 export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder, hostedHere: (node: { readonly name: string }) => boolean = () => true): CaptureState => {
   const migrationOf = (synchronizerId: string) => network.topology.synchronizer(synchronizerId as never)?.migrationId ?? 0
+  // The store holds the journals: no participant keeps its events in memory as well (replay does not either).
+  for (const node of network.participants) node.logic.keepsJournal = false
   for (const node of [...network.superValidators, ...network.validators]) {
     if (!hostedHere(node)) continue
     const stream = Streams.participant(node.name)

@@ -104,7 +104,6 @@ const restoreExternalParties = ({ network }: Replay, entries: ReadonlyArray<Jour
 const takeLegacy = (network: CoinNetwork, event: ParticipantEvent): void => {
   for (const node of network.participants) {
     node.logic.apply(event, true)
-    node.logic.journal.push(event)
   }
 }
 
@@ -128,11 +127,10 @@ const replayEntry = (replay: Replay, entry: JournalEntry): JournalReplayFailed |
   return undefined
 }
 
-/** A participant's event, into its logic and journal (and its scan, for an SV's commits); follows the commands in flight. */
+/** A participant's event, into its logic (and its scan, for an SV's commits); follows the commands in flight. */
 const replayParticipantEvent = (replay: Replay, node: NetworkNode, stream: string, e: ParticipantEvent): void => {
   const logic = node.participant.logic
   logic.apply(e, true)
-  logic.journal.push(e)
   if (e._tag === "UpdateCommitted") {
     const sv = replay.network.superValidators.find((s) => s.participant === node.participant)
     sv?.scan.onCommitted(e.entry)
