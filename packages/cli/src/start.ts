@@ -14,6 +14,7 @@ import {
   clusterNodeRuntimeLayer,
   clusterNodeSchema,
   NodeRuntime,
+  type NodeRuntimeService,
   NodeStorage,
   StorageInfo,
   nodeStorageLayer,
@@ -148,6 +149,15 @@ const ensureOperatorUser = (user: string, node: string | undefined) =>
     return operator
   })
 
+/**
+ * SIGTERM and SIGINT stop the work at once (a time advance after its step; requests answered 503
+ * NODE_SHUTTING_DOWN), before the scope closes the listener and the runtime flushes what was
+ * acknowledged (the runtime's main fiber is interrupted by the same signal).
+ */
+const stopWorkOnSignals = (runtime: NodeRuntimeService): void => {
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => Effect.runSync(runtime.beginShutdown))
+}
+
 /** The node's routes on one port, or in LocalNet's layout with `--localnet`. */
 const served = (options: StartOptions) => {
   const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
@@ -201,9 +211,7 @@ export const start = (given: StartOptions) =>
       const operator = yield* ensureOperatorUser(options.validatorWalletUser, cluster === undefined ? undefined : options.nodeName)
       const url = yield* baseUrl
       const runtime = yield* NodeRuntime
-      // A signal stops the work at once (an advance after its step, requests 503), before the
-      // scope closes the listener and the runtime flushes what was acknowledged.
-      for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, () => Effect.runSync(runtime.beginShutdown))
+      stopWorkOnSignals(runtime)
       const engine = yield* runtime.engine
       const network = engine.network
       const info = yield* StorageInfo

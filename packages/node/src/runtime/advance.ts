@@ -21,7 +21,7 @@
  * with NodeShuttingDown; its committed steps are kept, with an `advanceId` its record too.
  */
 import { MICROS_PER_HOUR, type Micros } from "@sandnet/core"
-import { Effect, Exit, Option, Ref, Schema } from "effect"
+import { type Cause, Effect, Exit, Option, Ref } from "effect"
 import { awaitCommit } from "../journal/committer.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import type { ClockState } from "../journal/runtime-state.ts"
@@ -31,43 +31,11 @@ import type { NetworkSnapshot } from "../snapshots/archive.ts"
 import type { CommitPipeline } from "./commit.ts"
 import type { RuntimeContext } from "./context.ts"
 import type { Locked } from "./lock.ts"
+import { AdvanceFailed, AdvanceIdReused, NodeShuttingDown, type AdvanceError, type AdvanceOptions, type AdvanceResult } from "./advance-errors.ts"
 import type { EngineInstance } from "./service.ts"
 
 /** The most ledger time one step of an advance covers: one operation under the lock. */
 export const ADVANCE_STEP_MICROS: Micros = MICROS_PER_HOUR
-
-/** The node is shutting down: it takes no more work (HTTP: 503 NODE_SHUTTING_DOWN). */
-export class NodeShuttingDown extends Schema.TaggedError<NodeShuttingDown>()("NodeShuttingDown", {
-  message: Schema.String
-}) {}
-
-/** An advanceId used before for an advance by another amount. */
-export class AdvanceIdReused extends Schema.TaggedError<AdvanceIdReused>()("AdvanceIdReused", {
-  advanceId: Schema.String,
-  message: Schema.String
-}) {}
-
-/** A step of an advance failed; `rolledBack`: ledger time is where it was before the request. */
-export class AdvanceFailed extends Schema.TaggedError<AdvanceFailed>()("AdvanceFailed", {
-  message: Schema.String,
-  rolledBack: Schema.Boolean,
-  /** The engine's time after the failure (and the rollback). */
-  now: Schema.Number
-}) {}
-
-export type AdvanceError = NodeShuttingDown | AdvanceIdReused | AdvanceFailed
-
-export interface AdvanceOptions {
-  /** Makes the request idempotent: a retry with the same id does not move time again. */
-  readonly advanceId?: string | undefined
-}
-
-export interface AdvanceResult {
-  /** The engine's time once the target is reached. */
-  readonly now: Micros
-  /** Steps run by this call (0: a retry of an advance already done). */
-  readonly steps: number
-}
 
 /** What a retry finds under `advance:<id>` of the runtime stream. */
 interface AdvanceRecord {
@@ -104,47 +72,34 @@ const yieldToEventLoop: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-export const makeAdvance = (deps: AdvanceDeps) => {
-  const { ctx, locked, current, commits } = deps
-  const { storage } = ctx
+/** The advances' records by advanceId: in memory, and with storage in the `runtime` stream. */
+const makeRecords = (storage: RuntimeContext["storage"]) => {
   const records = new Map<string, AdvanceRecord>()
-  const stepMicros = ctx.options.advanceStepMicros ?? ADVANCE_STEP_MICROS
-  const one = Effect.unsafeMakeSemaphore(1)
-
-  const recordOf = (advanceId: string): Effect.Effect<AdvanceRecord | undefined> =>
-    Effect.gen(function* () {
-      const known = records.get(advanceId)
-      if (known !== undefined || storage === undefined) return known
-      const stored = yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, recordKey(advanceId)))
-      return Option.getOrUndefined(stored) as AdvanceRecord | undefined
-    })
-
-  /** Under the lock: the record goes with the step's batch. */
-  const keep = (advanceId: string, record: AdvanceRecord): void => {
-    records.set(advanceId, record)
-    storage?.engine.put(Streams.runtime, recordKey(advanceId), record)
-  }
-
-  const forget = (advanceId: string): Effect.Effect<void> =>
-    Effect.gen(function* () {
-      records.delete(advanceId)
-      if (storage !== undefined) yield* Effect.orDie(storage.store.deleteSnapshot(Streams.runtime, recordKey(advanceId)))
-    })
-
-  /** One step: the offset moves by at most a step towards the target; what falls due is delivered. */
-  const step = (targetOffset: number, advanceId: string | undefined, record: AdvanceRecord, first: boolean) =>
-    locked((engine) =>
+  return {
+    recordOf: (advanceId: string): Effect.Effect<AdvanceRecord | undefined> =>
       Effect.gen(function* () {
-        const offset = yield* Ref.get(ctx.offset)
-        const next = Math.max(offset, Math.min(targetOffset, offset + stepMicros))
-        yield* Ref.set(ctx.offset, next)
-        yield* ctx.catchUp(engine)
-        const done = next >= targetOffset
-        if (advanceId !== undefined && (done || first)) keep(advanceId, done ? { ...record, now: engine.clock.now } : record)
-        return { done, now: engine.clock.now }
+        const known = records.get(advanceId)
+        if (known !== undefined || storage === undefined) return known
+        const stored = yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, recordKey(advanceId)))
+        return Option.getOrUndefined(stored) as AdvanceRecord | undefined
+      }),
+    /** Under the lock: the record goes with the step's batch. */
+    keep: (advanceId: string, record: AdvanceRecord): void => {
+      records.set(advanceId, record)
+      storage?.engine.put(Streams.runtime, recordKey(advanceId), record)
+    },
+    forget: (advanceId: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        records.delete(advanceId)
+        if (storage !== undefined) yield* Effect.orDie(storage.store.deleteSnapshot(Streams.runtime, recordKey(advanceId)))
       })
-    )
+  }
+}
 
+/** The restore point taken before an advance, and the rollback to it. */
+const makeRollback = (deps: AdvanceDeps) => {
+  const { ctx, current, commits } = deps
+  const { storage } = ctx
   /** The store's engine streams and the clock, with nothing pending: what a rollback rebuilds. */
   const restorePoint: Effect.Effect<RestorePoint | undefined> =
     storage === undefined
@@ -161,30 +116,60 @@ export const makeAdvance = (deps: AdvanceDeps) => {
             return { snapshot, offset: yield* Ref.get(ctx.offset), now: engine.clock.now, clock }
           })
         )
-
-  const rollBack = (point: RestorePoint, advanceId: string | undefined): Effect.Effect<void> =>
+  /** The network rebuilt from the point, the offset and the stored clock set back. */
+  const rollBack = (point: RestorePoint): Effect.Effect<void> =>
     Effect.gen(function* () {
       if (storage === undefined) return
       yield* Ref.set(ctx.offset, point.offset)
       const clock = point.clock
       yield* Option.isSome(clock) ? Effect.orDie(storage.store.putSnapshot(Streams.runtime, "clock", clock.value as ClockState)) : Effect.void
-      if (advanceId !== undefined) yield* forget(advanceId)
       yield* Effect.orDie(deps.replace(point.snapshot.entries, point.snapshot.snapshots, point.now))
     })
+  return { restorePoint, rollBack }
+}
 
-  /** Steps until the target; stops early on a failed step or a shutdown. */
-  const stepUntil = (targetOffset: number, advanceId: string | undefined, record: AdvanceRecord) =>
+type Outcome =
+  | { readonly _tag: "Done"; readonly steps: number; readonly now: Micros }
+  | { readonly _tag: "Stopped"; readonly steps: number }
+  | { readonly _tag: "Failed"; readonly steps: number; readonly cause: Cause.Cause<never> }
+
+/** Steps until the target; stops early on a failed step or a shutdown. */
+const makeStepper = (deps: AdvanceDeps, keep: (advanceId: string, record: AdvanceRecord) => void) => {
+  const { ctx, locked } = deps
+  const stepMicros = ctx.options.advanceStepMicros ?? ADVANCE_STEP_MICROS
+  /** One step: the offset moves by at most a step towards the target; what falls due is delivered. */
+  const step = (record: AdvanceRecord, advanceId: string | undefined, first: boolean) =>
+    locked((engine) =>
+      Effect.gen(function* () {
+        const offset = yield* Ref.get(ctx.offset)
+        const next = Math.max(offset, Math.min(record.targetOffset, offset + stepMicros))
+        yield* Ref.set(ctx.offset, next)
+        yield* ctx.catchUp(engine)
+        const done = next >= record.targetOffset
+        if (advanceId !== undefined && (done || first)) keep(advanceId, done ? { ...record, now: engine.clock.now } : record)
+        return { done, now: engine.clock.now }
+      })
+    )
+  return (record: AdvanceRecord, advanceId: string | undefined): Effect.Effect<Outcome> =>
     Effect.gen(function* () {
       let steps = 0
       for (;;) {
         if (yield* deps.stopping) return { _tag: "Stopped" as const, steps }
-        const exit = yield* Effect.exit(step(targetOffset, advanceId, record, steps === 0))
+        const exit = yield* Effect.exit(step(record, advanceId, steps === 0))
         steps++
         if (Exit.isFailure(exit)) return { _tag: "Failed" as const, steps, cause: exit.cause }
         if (exit.value.done) return { _tag: "Done" as const, steps, now: exit.value.now }
         yield* yieldToEventLoop
       }
     })
+}
+
+export const makeAdvance = (deps: AdvanceDeps) => {
+  const { ctx, current } = deps
+  const { recordOf, keep, forget } = makeRecords(ctx.storage)
+  const { restorePoint, rollBack } = makeRollback(deps)
+  const stepUntil = makeStepper(deps, keep)
+  const one = Effect.unsafeMakeSemaphore(1)
 
   const advance = (by: Micros, advanceId: string | undefined): Effect.Effect<AdvanceResult, AdvanceError> =>
     Effect.gen(function* () {
@@ -196,22 +181,22 @@ export const makeAdvance = (deps: AdvanceDeps) => {
       if (known?.now !== undefined) return { now: known.now, steps: 0 }
       const point = yield* restorePoint
       const writesBefore = deps.clientOperations()
-      const targetOffset = known?.targetOffset ?? (yield* Ref.get(ctx.offset)) + by
-      const record: AdvanceRecord = { by, targetOffset }
-      const outcome = yield* stepUntil(targetOffset, advanceId, record)
+      const record: AdvanceRecord = { by, targetOffset: known?.targetOffset ?? (yield* Ref.get(ctx.offset)) + by }
+      const outcome = yield* stepUntil(record, advanceId)
       if (outcome._tag === "Done") return { now: outcome.now, steps: outcome.steps }
       if (outcome._tag === "Stopped") return yield* new NodeShuttingDown({ message: `the node is shutting down: the advance stopped after ${outcome.steps} steps (they are kept)` })
-      const alone = deps.clientOperations() === writesBefore
-      if (point !== undefined && alone) yield* rollBack(point, advanceId)
-      const now = yield* ctx.engineTime(yield* Ref.get(current))
+      const rolledBack = point !== undefined && deps.clientOperations() === writesBefore
+      if (rolledBack) {
+        if (advanceId !== undefined) yield* forget(advanceId)
+        yield* rollBack(point)
+      }
       yield* Effect.logWarning(`a step of the time advance failed (step ${outcome.steps})`, outcome.cause)
       return yield* new AdvanceFailed({
-        message:
-          point !== undefined && alone
-            ? `step ${outcome.steps} of the advance failed; the advance was rolled back: ledger time is where it was before the request`
-            : `step ${outcome.steps} of the advance failed; the ${outcome.steps - 1} steps before it are kept${advanceId === undefined ? "" : ` (a retry with advanceId ${advanceId} goes on to the same target)`}`,
-        rolledBack: point !== undefined && alone,
-        now
+        message: rolledBack
+          ? `step ${outcome.steps} of the advance failed; the advance was rolled back: ledger time is where it was before the request`
+          : `step ${outcome.steps} of the advance failed; the ${outcome.steps - 1} steps before it are kept${advanceId === undefined ? "" : ` (a retry with advanceId ${advanceId} goes on to the same target)`}`,
+        rolledBack,
+        now: yield* ctx.engineTime(yield* Ref.get(current))
       })
     })
 

@@ -38,7 +38,7 @@ import type { ClusterLink } from "../cluster/link.ts"
 import type { ClusterMembership } from "../cluster/membership.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
-import type { AdvanceError, AdvanceOptions, AdvanceResult } from "./advance.ts"
+import type { AdvanceError, AdvanceOptions, AdvanceResult } from "./advance-errors.ts"
 
 export interface NodeRuntimeOptions {
   readonly network?: Partial<CoinNetworkConfig>
