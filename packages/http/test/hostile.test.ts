@@ -231,3 +231,44 @@ describe("party ids in filters are bounded (255 characters, Canton's limit)", ()
     }
   })
 })
+
+describe("the served OpenAPI documents declare 409, 429 and 501 where they are answered", () => {
+  type Spec = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>> }
+  const document = async (name: string) => (await call(`${node.url}/docs/${name}.json`)).json as Spec
+  const statuses = (spec: Spec, path: string, method: string) => Object.keys(spec.paths[path]?.[method]?.responses ?? {})
+
+  it("ledger: command submissions and admin writes declare 409; reads do not", async () => {
+    const ledger = await document("ledger")
+    for (const path of ["/v2/commands/submit-and-wait", "/v2/commands/submit-and-wait-for-transaction", "/v2/commands/async/submit", "/v2/users", "/v2/parties"]) {
+      expect(statuses(ledger, path, "post"), path).toContain("409")
+    }
+    expect(ledger.paths["/v2/commands/submit-and-wait"]?.["post"]?.responses["409"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/JsCantonError" })
+    expect(statuses(ledger, "/v2/updates", "post")).not.toContain("409")
+    expect(statuses(ledger, "/v2/version", "get")).toEqual(["200", "400", "default"])
+  })
+
+  it("wallet: commands declare 409, 429 and 503; the preapproval's 409 names the contract; reserved endpoints declare 501", async () => {
+    const spec = await document("wallet")
+    const paths = Object.keys(spec.paths)
+    const offers = paths.find((p) => p.endsWith("/v0/wallet/transfer-offers"))
+    const preapproval = paths.find((p) => p.endsWith("/v0/wallet/transfer-preapproval"))
+    expect(statuses(spec, offers ?? "", "post")).toEqual(expect.arrayContaining(["409", "429", "503"]))
+    expect(spec.paths[preapproval ?? ""]?.["post"]?.responses["409"]?.content?.["application/json"]?.schema).toMatchObject({
+      required: ["error", "transfer_preapproval_contract_id"]
+    })
+    const all = [...(["scan", "wallet", "registry", "ledger"] as const)]
+    let reserved = 0
+    for (const name of all) {
+      const doc = await document(name)
+      for (const item of Object.values(doc.paths)) {
+        for (const op of Object.values(item) as Array<{ summary?: string; responses: Record<string, unknown> }>) {
+          if (op.summary?.includes("(501)") === true) {
+            reserved++
+            expect(Object.keys(op.responses)).toContain("501")
+          }
+        }
+      }
+    }
+    expect(reserved).toBeGreaterThan(0)
+  })
+})
