@@ -272,3 +272,25 @@ describe("the served OpenAPI documents declare 409, 429 and 501 where they are a
     expect(reserved).toBeGreaterThan(0)
   })
 })
+
+describe("the ledger's 400s: text/plain for what cannot be decoded, the standard body for what Canton's validation refuses", () => {
+  const format = (party: string) => ({ includeTransactions: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: "TRANSACTION_SHAPE_ACS_DELTA" } })
+  const party = async () => ((await wallet(node, "GET", "/v0/wallet/user-status", aliceToken)).json as { party_id: string }).party_id
+
+  it("a body that does not decode is text/plain", async () => {
+    ledgerInvalidValue(await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: node.admin, body: { beginExclusive: "x" } }))
+    ledgerInvalidValue(await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: node.admin, rawBody: "{" }))
+  })
+
+  it("INVALID_DAR, OFFSET_AFTER_LEDGER_END and a bad pageToken are JSON (JsCantonError)", async () => {
+    const dar = await call(`${node.url}/v2/packages`, { method: "POST", token: node.admin, rawBody: new Uint8Array([1, 2, 3]), headers: { "content-type": "application/octet-stream" } })
+    cantonShape(dar, 400, "INVALID_DAR")
+    const p = await party()
+    const after = await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: aliceToken, body: { beginExclusive: 1_000_000, updateFormat: format(p) } })
+    cantonShape(after, 400, "OFFSET_AFTER_LEDGER_END")
+    const garbage = await call(`${node.url}/v2/updates/get-updates-page`, { method: "POST", token: aliceToken, body: { updateFormat: format(p), pageToken: "not-a-token" } })
+    expect(cantonShape(garbage, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
+    const acs = await call(`${node.url}/v2/state/active-contracts-page`, { method: "POST", token: aliceToken, body: { eventFormat: { filtersByParty: { [p]: {} } }, pageToken: "eyJ2IjoxfQ" } })
+    expect(cantonShape(acs, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
+  })
+})
