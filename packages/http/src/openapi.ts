@@ -75,8 +75,8 @@ export const fixDocument =
     for (const [path, item] of Object.entries(paths)) {
       const newPath = path.replace(/\{(\w+)\}/g, (_, name: string) => `{${surface.displayParam(name)}}`)
       if (isRecord(item)) {
-        for (const op of Object.values(item)) {
-          if (isRecord(op)) fixOperation(surface, op)
+        for (const [method, op] of Object.entries(item)) {
+          if (isRecord(op)) fixOperation(surface, op, method, path)
         }
       }
       renamed[newPath] = item
@@ -85,7 +85,58 @@ export const fixDocument =
     return spec
   }
 
-const fixOperation = (surface: Surface, op: Json): void => {
+/**
+ * Ledger operations that can answer 409: command submissions (DUPLICATE_COMMAND,
+ * SUBMISSION_ALREADY_IN_FLIGHT, a contract locked or archived meanwhile) and the admin writes
+ * (USER_ALREADY_EXISTS, PARTY_ALREADY_EXISTS, a concurrent update, ...). Matched on the path as declared.
+ */
+const LEDGER_CONFLICTS = /^\/v2\/(commands\/(submit|async)|interactive-submission\/execute|users|idps|parties|dars|packages$|package-vetting$|package-vetting\/update)/
+
+const canonError = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/JsCantonError" } } } })
+
+/** The wallet's 409 of createTransferPreapproval names the existing preapproval, as Splice's CreateTransferPreapprovalResponse does. */
+const preapprovalConflict = {
+  description: "A transfer preapproval already exists: its contract id",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["error", "transfer_preapproval_contract_id"],
+        properties: { error: { type: "string" }, transfer_preapproval_contract_id: { type: "string" } }
+      }
+    }
+  }
+}
+
+/** The statuses an operation answers besides 400, 401, 403, 404, 413 and 500: 409, 429, 501, 503 where they can occur. */
+const conflictResponses = (surface: Surface, op: Json, method: string, path: string, isReserved: boolean): Json => {
+  const extra: Json = {}
+  if (isReserved) {
+    extra["501"] = surface.name === "ledger" ? canonError("Not implemented by this node yet (UNSUPPORTED_OPERATION)") : errorResponse("Not implemented by this node yet")
+    return extra
+  }
+  const writes = method !== "get" && method !== "head"
+  switch (surface.name) {
+    case "ledger":
+      if (writes && LEDGER_CONFLICTS.test(path)) extra["409"] = canonError("Conflict: the resource exists already, or a concurrent command or update (ALREADY_EXISTS, ABORTED)")
+      break
+    case "wallet":
+      if (writes) {
+        extra["409"] = op["operationId"] === "wallet.createTransferPreapproval" ? preapprovalConflict : errorResponse("Conflict: the tracking id was used, the contract changed meanwhile, or the thing exists already")
+        extra["429"] = errorResponse("A command with this tracking id (or these contracts) is being processed: retry with back-off")
+        extra["503"] = errorResponse("The network is not ready, or the command's outcome is not known yet: retry")
+      }
+      break
+    case "registry":
+      if (writes) extra["409"] = errorResponse("Conflict: the instruction or a contract it needs is being changed or is archived")
+      break
+    case "scan":
+      break
+  }
+  return extra
+}
+
+const fixOperation = (surface: Surface, op: Json, method: string, path: string): void => {
   const responses = isRecord(op["responses"]) ? op["responses"] : {}
   const isReserved = op["summary"] === RESERVED_SUMMARY
   const kept: Json = {}
@@ -99,6 +150,7 @@ const fixOperation = (surface: Surface, op: Json): void => {
       }
     }
   }
+  Object.assign(kept, conflictResponses(surface, op, method, path, isReserved))
   if (surface.name === "ledger") {
     kept["400"] = {
       description: "Invalid value for: body, path parameter or query parameter (the text names which)",
@@ -110,7 +162,6 @@ const fixOperation = (surface: Surface, op: Json): void => {
     }
     op["security"] = [{ httpAuth: [] }, { apiKeyAuth: [] }]
   } else {
-    if (isReserved) kept["501"] = errorResponse("Not implemented by this node yet")
     kept["400"] = errorResponse("Bad request: malformed JSON or an invalid field")
     if (surface.auth === "wallet") {
       kept["401"] = errorResponse("Missing or invalid bearer token")
@@ -121,7 +172,8 @@ const fixOperation = (surface: Surface, op: Json): void => {
     kept["413"] = errorResponse("Request body too large")
     kept["500"] = errorResponse("Internal error")
   }
-  op["responses"] = kept
+  // Statuses in order, `default` last.
+  op["responses"] = Object.fromEntries(Object.entries(kept).sort(([a], [b]) => (a === "default" ? 1 : b === "default" ? -1 : Number(a) - Number(b))))
 }
 
 const withDocumentFixes = <A extends HttpApi.HttpApi.Any>(api: A, surface: Surface): A =>

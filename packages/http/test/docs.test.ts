@@ -30,7 +30,7 @@ it("the ledger document has the reference's paths, operation ids and error shape
   )
   const create = spec.paths["/v2/idps"]?.["post"]
   expect(create?.operationId).toBe("postV2Idps")
-  expect(Object.keys(create?.responses ?? {})).toEqual(["200", "400", "default"])
+  expect(Object.keys(create?.responses ?? {})).toEqual(["200", "400", "409", "default"])
   expect(create?.responses["400"]?.content).toHaveProperty("text/plain")
   expect(spec.paths["/v2/idps/{idp-id}"]?.["get"]?.parameters.map((p) => p.name)).toEqual(["idp-id"])
   expect(spec.components.schemas).toHaveProperty("JsCantonError")

@@ -231,3 +231,66 @@ describe("party ids in filters are bounded (255 characters, Canton's limit)", ()
     }
   })
 })
+
+describe("the served OpenAPI documents declare 409, 429 and 501 where they are answered", () => {
+  type Spec = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> }>> }
+  const document = async (name: string) => (await call(`${node.url}/docs/${name}.json`)).json as Spec
+  const statuses = (spec: Spec, path: string, method: string) => Object.keys(spec.paths[path]?.[method]?.responses ?? {})
+
+  it("ledger: command submissions and admin writes declare 409; reads do not", async () => {
+    const ledger = await document("ledger")
+    for (const path of ["/v2/commands/submit-and-wait", "/v2/commands/submit-and-wait-for-transaction", "/v2/commands/async/submit", "/v2/users", "/v2/parties"]) {
+      expect(statuses(ledger, path, "post"), path).toContain("409")
+    }
+    expect(ledger.paths["/v2/commands/submit-and-wait"]?.["post"]?.responses["409"]?.content?.["application/json"]?.schema).toEqual({ $ref: "#/components/schemas/JsCantonError" })
+    expect(statuses(ledger, "/v2/updates", "post")).not.toContain("409")
+    expect(statuses(ledger, "/v2/version", "get")).toEqual(["200", "400", "default"])
+  })
+
+  it("wallet: commands declare 409, 429 and 503; the preapproval's 409 names the contract; reserved endpoints declare 501", async () => {
+    const spec = await document("wallet")
+    const paths = Object.keys(spec.paths)
+    const offers = paths.find((p) => p.endsWith("/v0/wallet/transfer-offers"))
+    const preapproval = paths.find((p) => p.endsWith("/v0/wallet/transfer-preapproval"))
+    expect(statuses(spec, offers ?? "", "post")).toEqual(expect.arrayContaining(["409", "429", "503"]))
+    expect(spec.paths[preapproval ?? ""]?.["post"]?.responses["409"]?.content?.["application/json"]?.schema).toMatchObject({
+      required: ["error", "transfer_preapproval_contract_id"]
+    })
+    const all = [...(["scan", "wallet", "registry", "ledger"] as const)]
+    let reserved = 0
+    for (const name of all) {
+      const doc = await document(name)
+      for (const item of Object.values(doc.paths)) {
+        for (const op of Object.values(item) as Array<{ summary?: string; responses: Record<string, unknown> }>) {
+          if (op.summary?.includes("(501)") === true) {
+            reserved++
+            expect(Object.keys(op.responses)).toContain("501")
+          }
+        }
+      }
+    }
+    expect(reserved).toBeGreaterThan(0)
+  })
+})
+
+describe("the ledger's 400s: text/plain for what cannot be decoded, the standard body for what Canton's validation refuses", () => {
+  const format = (party: string) => ({ includeTransactions: { eventFormat: { filtersByParty: { [party]: {} } }, transactionShape: "TRANSACTION_SHAPE_ACS_DELTA" } })
+  const party = async () => ((await wallet(node, "GET", "/v0/wallet/user-status", aliceToken)).json as { party_id: string }).party_id
+
+  it("a body that does not decode is text/plain", async () => {
+    ledgerInvalidValue(await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: node.admin, body: { beginExclusive: "x" } }))
+    ledgerInvalidValue(await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: node.admin, rawBody: "{" }))
+  })
+
+  it("INVALID_DAR, OFFSET_AFTER_LEDGER_END and a bad pageToken are JSON (JsCantonError)", async () => {
+    const dar = await call(`${node.url}/v2/packages`, { method: "POST", token: node.admin, rawBody: new Uint8Array([1, 2, 3]), headers: { "content-type": "application/octet-stream" } })
+    cantonShape(dar, 400, "INVALID_DAR")
+    const p = await party()
+    const after = await call(`${node.url}/v2/updates?limit=1`, { method: "POST", token: aliceToken, body: { beginExclusive: 1_000_000, updateFormat: format(p) } })
+    cantonShape(after, 400, "OFFSET_AFTER_LEDGER_END")
+    const garbage = await call(`${node.url}/v2/updates/get-updates-page`, { method: "POST", token: aliceToken, body: { updateFormat: format(p), pageToken: "not-a-token" } })
+    expect(cantonShape(garbage, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
+    const acs = await call(`${node.url}/v2/state/active-contracts-page`, { method: "POST", token: aliceToken, body: { eventFormat: { filtersByParty: { [p]: {} } }, pageToken: "eyJ2IjoxfQ" } })
+    expect(cantonShape(acs, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
+  })
+})

@@ -5,8 +5,7 @@
  * first page).
  */
 import { Either, Schema } from "effect"
-import type { InvalidRequest } from "../errors.ts"
-import { invalidBody } from "./context.ts"
+import { LedgerApiError } from "../errors.ts"
 
 const NonNegativeIntFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative())
 
@@ -41,17 +40,30 @@ export type PageToken = typeof PageToken.Type
 
 export const encodePageToken = (token: PageToken): string => Buffer.from(JSON.stringify(token), "utf8").toString("base64url")
 
-export const decodePageToken = (text: string | undefined, kind: PageToken["kind"], request: string): Either.Either<PageToken | undefined, InvalidRequest> => {
+/**
+ * A page token this node did not give for the request: INVALID_ARGUMENT in the standard (JSON)
+ * body, as Canton's request validation answers it. The token is a well-formed string, so it is not
+ * one of the decode failures Canton answers as `text/plain` 400.
+ */
+export const invalidPageToken = (detail: string): LedgerApiError =>
+  new LedgerApiError({
+    code: "INVALID_ARGUMENT",
+    category: "InvalidIndependentOfSystemState",
+    cause: `The submitted request has invalid arguments: pageToken: ${detail}`,
+    context: { field: "pageToken" }
+  })
+
+export const decodePageToken = (text: string | undefined, kind: PageToken["kind"], request: string): Either.Either<PageToken | undefined, LedgerApiError> => {
   if (text === undefined || text === "") return Either.right(undefined)
   let json: unknown
   try {
     json = JSON.parse(Buffer.from(text, "base64url").toString("utf8"))
   } catch {
-    return Either.left(invalidBody("pageToken", "is not a page token of this node"))
+    return Either.left(invalidPageToken("is not a page token of this node"))
   }
   const decoded = Schema.decodeUnknownEither(PageToken)(json)
-  if (Either.isLeft(decoded) || decoded.right.kind !== kind) return Either.left(invalidBody("pageToken", "is not a page token of this node"))
-  if (decoded.right.request !== request) return Either.left(invalidBody("pageToken", "belongs to another request (a page token needs the request of its first page)"))
+  if (Either.isLeft(decoded) || decoded.right.kind !== kind) return Either.left(invalidPageToken("is not a page token of this node"))
+  if (decoded.right.request !== request) return Either.left(invalidPageToken("belongs to another request (a page token needs the request of its first page)"))
   return Either.right(decoded.right)
 }
 

@@ -49,7 +49,7 @@ import {
 } from "./context.ts"
 import { JsGetUpdatesResponse, JsGetUpdateTreesResponse, JsTransaction, JsTransactionTree, renderTransaction, renderTree, renderUpdate, renderUpdateTree, Update } from "./encoding.ts"
 import { GetUpdatesRequest, Parties, type RequestError, toEventFormat, toTransactionFormat, toUpdateFormat, TransactionFormat, UpdateFormat, updateFormatOfRequest } from "./requests.ts"
-import { decodePageToken, encodePageToken, LIST_NOTICE, NonNegativeOffset, PAGE_NOTICE, pageSize, PageSize, StreamListQuery } from "./paging.ts"
+import { decodePageToken, encodePageToken, invalidPageToken, LIST_NOTICE, NonNegativeOffset, PAGE_NOTICE, pageSize, PageSize, StreamListQuery } from "./paging.ts"
 import { decodeMessage, serveWebSocket } from "./websocket.ts"
 
 // =============================================================================================
@@ -420,7 +420,7 @@ const updatesPage = (node: LedgerNode, request: typeof GetUpdatesPageRequest.Typ
         const resolved = yield* resolveFormat(engine, format, "updateFormat")
         const page = yield* Either.mapLeft(
           LedgerApi.updatesPage(participant, { beginExclusive: begin, endInclusive: end, descending, continueAt: token?.at, maxItems, format: resolved }),
-          (error): HandlerError => (error._tag === "NotAPageToken" ? invalidBody("pageToken", error.message) : offsetAfterLedgerEnd(error))
+          (error): HandlerError => (error._tag === "NotAPageToken" ? invalidPageToken(error.message) : offsetAfterLedgerEnd(error))
         )
         return {
           updates: page.updates.map((u) => ({ update: renderUpdate(u) })),

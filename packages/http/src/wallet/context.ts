@@ -147,21 +147,32 @@ export const toHandlerError = (error: WalletError, location: RequestLocation = "
       return new LedgerApiError({ code: error.code, category: categoryOfStatus(status), cause: error.message, status })
     }
     case "PreapprovalAlreadyExists": {
-      // Splice answers this 409 with a CreateTransferPreapprovalResponse: the existing contract's id.
       const status = walletErrorStatus(error)
-      return new LedgerApiError({
-        code: screaming(error._tag),
-        category: categoryOfStatus(status),
-        cause: error.message,
-        status,
-        fields: { transfer_preapproval_contract_id: error.contractId }
-      })
+      return new LedgerApiError({ code: screaming(error._tag), category: categoryOfStatus(status), cause: error.message, status, context: { contractId: error.contractId } })
     }
     default: {
       const status = walletErrorStatus(error)
       return new LedgerApiError({ code: screaming(error._tag), category: categoryOfStatus(status), cause: error.message, status })
     }
   }
+}
+
+/**
+ * createTransferPreapproval's 409 names the existing preapproval in `transfer_preapproval_contract_id`
+ * next to `error`, as Splice answers it (a CreateTransferPreapprovalResponse); other 409s stay `{error}`.
+ */
+export const namingExistingPreapproval = (error: HandlerError): HandlerError => {
+  const contractId = error._tag === "LedgerApiError" && error.code === "PREAPPROVAL_ALREADY_EXISTS" ? error.context?.["contractId"] : undefined
+  return contractId === undefined || error._tag !== "LedgerApiError"
+    ? error
+    : new LedgerApiError({
+        code: error.code,
+        category: error.category,
+        cause: error.cause,
+        ...(error.context === undefined ? {} : { context: error.context }),
+        ...(error.status === undefined ? {} : { status: error.status }),
+        fields: { transfer_preapproval_contract_id: contractId }
+      })
 }
 
 // ---------------------------------------------------------------------------------------------

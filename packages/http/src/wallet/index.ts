@@ -25,6 +25,7 @@ import {
   mapOutcome,
   walletCommand,
   walletRead,
+  namingExistingPreapproval,
   walletUser,
   withWallet,
   type WalletView
@@ -227,7 +228,7 @@ const WalletHandlers = mergeRoutes(
   bind(w, ListAppRewardCoupons, () => read((view, user) => view.wallet.listAppRewardCoupons(user))),
   bind(w, ListValidatorRewardCoupons, () => read((view, user) => view.wallet.listValidatorRewardCoupons(user))),
   bind(w, ListValidatorLivenessActivityRecords, () => read((view, user) => view.wallet.listValidatorLivenessActivityRecords(user))),
-  bind(w, CreateTransferPreapproval, () => command((view, user) => view.node.createTransferPreapproval(user))),
+  bind(w, CreateTransferPreapproval, () => Effect.mapError(command((view, user) => view.node.createTransferPreapproval(user)), namingExistingPreapproval)),
   bind(w, TransferPreapprovalSend, ({ payload }) => command((view, user) => view.node.transferPreapprovalSend(user, payload))),
   bind(w, CreateTokenStandardTransfer, ({ payload }) => command((view, user) => view.node.createTokenStandardTransfer(user, payload))),
   bind(w, ListTokenStandardTransfers, () => read((view, user) => view.wallet.listTokenStandardTransfers(user))),
