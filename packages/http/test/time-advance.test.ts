@@ -8,6 +8,7 @@ import { MICROS_PER_DAY } from "@sandnet/core"
 import { EventStore, makeMemoryBacking, StorageError } from "@sandnet/store"
 import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { allocateParty } from "./ledger-support.ts"
 import { call, type Call } from "./support.ts"
 import { startStoredNode, type StoredTestNode } from "./persistence-support.ts"
 
@@ -98,5 +99,28 @@ describe("time advance", () => {
     expect(await timeOf(node)).toBe(before + MICROS_PER_DAY)
     // the node goes on: a request after the rollback is served from the restored network
     expect((await call(`${node.url}/v2/version`, { token: node.admin })).status).toBe(200)
+  })
+
+  it("when a client wrote between the steps, a failed step keeps the steps (its write stays) and a retry with the advanceId goes on to the same target", async () => {
+    const flaky = flakyStore()
+    const node = await startStoredNode(flaky.layer)
+    nodes.push(node)
+    const before = await timeOf(node)
+    const advanced = advance(node, { duration: "10d", advanceId: "c-1" })
+    // a party allocated while the advance runs, acknowledged between two steps
+    const party = await allocateParty(node, "between")
+    flaky.control.failAfter = 0 // the next write (a step's) fails
+    const failed = await advanced
+    expect(failed.status).toBe(500)
+    expect(failed.json).toMatchObject({ code: "TIME_ADVANCE_FAILED", context: { rolledBack: "false" } })
+    const kept = await timeOf(node)
+    expect(kept).toBeGreaterThan(before)
+    expect(kept).toBeLessThan(before + 10 * MICROS_PER_DAY)
+    const parties = await call(`${node.url}/v2/parties`, { token: node.admin })
+    expect((parties.json as { partyDetails: Array<{ party: string }> }).partyDetails.map((p) => p.party)).toContain(party)
+    const retried = await advance(node, { duration: "10d", advanceId: "c-1" })
+    expect(retried.status).toBe(200)
+    expect((retried.json as SandnetTime).microseconds).toBe(before + 10 * MICROS_PER_DAY)
+    expect(await timeOf(node)).toBe(before + 10 * MICROS_PER_DAY)
   })
 })
