@@ -8,6 +8,7 @@ import { MICROS_PER_DAY } from "@sandnet/core"
 import { EventStore, makeMemoryBacking, StorageError } from "@sandnet/store"
 import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
+import { allocateParty } from "./ledger-support.ts"
 import { call, type Call } from "./support.ts"
 import { startStoredNode, type StoredTestNode } from "./persistence-support.ts"
 
@@ -28,6 +29,7 @@ const timeOf = async (node: StoredTestNode): Promise<number> =>
 /** A store whose writes fail while `failAfter` counts down to zero (then exactly one write fails). */
 const flakyStore = () => {
   const control = { failAfter: -1 }
+  const backing = makeMemoryBacking()
   const layer = Layer.effect(
     EventStore,
     Effect.map(EventStore, (store) => ({
@@ -35,8 +37,8 @@ const flakyStore = () => {
       write: (batch: Parameters<typeof store.write>[0]) =>
         Effect.suspend(() => (control.failAfter >= 0 && control.failAfter-- === 0 ? Effect.fail(new StorageError({ operation: "commit", message: "disk on fire" })) : store.write(batch)))
     }))
-  ).pipe(Layer.provide(EventStore.memoryWith(makeMemoryBacking())))
-  return { control, layer }
+  ).pipe(Layer.provide(EventStore.memoryWith(backing)))
+  return { control, layer, backing }
 }
 
 describe("time advance", () => {
@@ -90,13 +92,43 @@ describe("time advance", () => {
     expect(failed.status).toBe(500)
     expect(failed.json).toMatchObject({ code: "TIME_ADVANCE_FAILED", context: { rolledBack: "true" } })
     expect(await timeOf(node)).toBe(before)
-    const retried = await advance(node, { duration: "1d", advanceId: "b-1" })
+    // the store was rolled back too: the node reopens at the time before the advance
+    await nodes.pop()!.close()
+    const reopened = await startStoredNode(EventStore.memoryWith(flaky.backing))
+    nodes.push(reopened)
+    expect(await timeOf(reopened)).toBe(before)
+    await reopened.close()
+    nodes.pop()
+    const node2 = await startStoredNode(flaky.layer)
+    nodes.push(node2)
+    const retried = await advance(node2, { duration: "1d", advanceId: "b-1" })
     expect(retried.status).toBe(200)
     expect((retried.json as SandnetTime).microseconds).toBe(before + MICROS_PER_DAY)
-    const again = await advance(node, { duration: "1d", advanceId: "b-1" })
+    const again = await advance(node2, { duration: "1d", advanceId: "b-1" })
     expect(again.json).toEqual(retried.json)
-    expect(await timeOf(node)).toBe(before + MICROS_PER_DAY)
-    // the node goes on: a request after the rollback is served from the restored network
-    expect((await call(`${node.url}/v2/version`, { token: node.admin })).status).toBe(200)
+    expect(await timeOf(node2)).toBe(before + MICROS_PER_DAY)
+  })
+
+  it("when a client wrote between the steps, a failed step keeps the steps (its write stays) and a retry with the advanceId goes on to the same target", async () => {
+    const flaky = flakyStore()
+    const node = await startStoredNode(flaky.layer)
+    nodes.push(node)
+    const before = await timeOf(node)
+    const advanced = advance(node, { duration: "40d", advanceId: "c-1" })
+    // a party allocated while the advance runs, acknowledged between two steps
+    const party = await allocateParty(node, "between")
+    flaky.control.failAfter = 0 // the next write (a step's) fails
+    const failed = await advanced
+    expect(failed.status).toBe(500)
+    expect(failed.json).toMatchObject({ code: "TIME_ADVANCE_FAILED", context: { rolledBack: "false" } })
+    const kept = await timeOf(node)
+    expect(kept).toBeGreaterThan(before)
+    expect(kept).toBeLessThan(before + 40 * MICROS_PER_DAY)
+    const parties = await call(`${node.url}/v2/parties`, { token: node.admin })
+    expect((parties.json as { partyDetails: Array<{ party: string }> }).partyDetails.map((p) => p.party)).toContain(party)
+    const retried = await advance(node, { duration: "40d", advanceId: "c-1" })
+    expect(retried.status).toBe(200)
+    expect((retried.json as SandnetTime).microseconds).toBe(before + 40 * MICROS_PER_DAY)
+    expect(await timeOf(node)).toBe(before + 40 * MICROS_PER_DAY)
   })
 })

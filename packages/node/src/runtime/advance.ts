@@ -26,7 +26,7 @@ import { awaitCommit } from "../journal/committer.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
 import type { ClockState } from "../journal/runtime-state.ts"
 import { Streams } from "../journal/streams.ts"
-import { exportNetwork } from "../snapshots/export.ts"
+import { exportNetwork, snapshotRows } from "../snapshots/export.ts"
 import type { NetworkSnapshot } from "../snapshots/archive.ts"
 import type { CommitPipeline } from "./commit.ts"
 import type { RuntimeContext } from "./context.ts"
@@ -46,7 +46,10 @@ interface AdvanceRecord {
 }
 
 interface RestorePoint {
-  readonly snapshot: NetworkSnapshot
+  /** The ordinal of the last engine journal entry before the advance: the entries after it go. */
+  readonly upTo: number
+  /** The key-value rows of the snapshot areas (sequencer states, the runtime's rows) before the advance. */
+  readonly rows: NetworkSnapshot["snapshots"]
   readonly offset: number
   readonly now: Micros
   readonly clock: Option.Option<unknown>
@@ -111,9 +114,11 @@ const makeRollback = (deps: AdvanceDeps) => {
             yield* awaitCommit(yield* commits.commitPoint(engine))
             yield* storage.committer.barrier
             if (yield* storage.committer.failed) return undefined
-            const snapshot = yield* Effect.orDie(exportNetwork(storage.store, ""))
+            // Journals are only appended to: the entries are read back at a rollback; the rows
+            // (a few: sequencer states, the clock) are kept now. Index rows are rebuilt by the replay.
+            const rows = yield* Effect.orDie(snapshotRows(storage.store))
             const clock = yield* Effect.orDie(storage.store.getSnapshot(Streams.runtime, "clock"))
-            return { snapshot, offset: yield* Ref.get(ctx.offset), now: engine.clock.now, clock }
+            return { upTo: storage.engine.lastOrdinal, rows, offset: yield* Ref.get(ctx.offset), now: engine.clock.now, clock }
           })
         )
   /** The network rebuilt from the point, the offset and the stored clock set back. */
@@ -123,7 +128,8 @@ const makeRollback = (deps: AdvanceDeps) => {
       yield* Ref.set(ctx.offset, point.offset)
       const clock = point.clock
       yield* Option.isSome(clock) ? Effect.orDie(storage.store.putSnapshot(Streams.runtime, "clock", clock.value as ClockState)) : Effect.void
-      yield* Effect.orDie(deps.replace(point.snapshot.entries, point.snapshot.snapshots, point.now))
+      const journals = yield* Effect.orDie(exportNetwork(storage.store, "", point.upTo))
+      yield* Effect.orDie(deps.replace(journals.entries, point.rows, point.now))
     })
   return { restorePoint, rollBack }
 }

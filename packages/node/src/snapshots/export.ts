@@ -25,11 +25,17 @@ export const exportNetwork = (store: EventStoreService, createdAt: string, upTo?
         if (page.length < 5000) break
       }
     }
+    return { format: SNAPSHOT_FORMAT, createdAt, entries, snapshots: yield* snapshotRows(store, streams) }
+  })
+
+/** The key-value rows a snapshot holds: those of the engine's journal streams, the runtime's and the sequencers'. */
+export const snapshotRows = (store: EventStoreService, journalStreams?: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<SnapshotEntry>, StorageError> =>
+  Effect.gen(function* () {
     const snapshots: Array<SnapshotEntry> = []
-    const areas = new Set([...streams, Streams.runtime])
+    const areas = new Set([...(journalStreams ?? (yield* store.streams()).filter(isSnapshotStream)), Streams.runtime])
     const config = yield* store.getSnapshot(Streams.runtime, "config")
     const synchronizers = Option.isSome(config) ? ((config.value as { synchronizers?: ReadonlyArray<{ name: string }> }).synchronizers ?? []) : []
     for (const s of synchronizers) areas.add(Streams.sequencer(s.name))
     for (const stream of areas) for (const s of yield* store.listSnapshots(stream)) snapshots.push(s)
-    return { format: SNAPSHOT_FORMAT, createdAt, entries, snapshots }
+    return snapshots
   })
