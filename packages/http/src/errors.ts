@@ -394,7 +394,7 @@ export const describe = (error: HandlerError): Described => {
       return { status: 409, message: error.message, ledger: answer }
     }
     case "TemplateNotFound": {
-      const message = `template ${error.templateId} not found`
+      const message = `template ${error.templateId} not found: Sandnet has only its own templates and does not execute Daml-LF (templates of your own DARs cannot be used)`
       return fromCategory(
         standard("TEMPLATES_OR_INTERFACES_NOT_FOUND", C.InvalidGivenCurrentSystemStateResourceMissing, message, {
           resources: [["TEMPLATE_ID", error.templateId]]

@@ -103,6 +103,32 @@ describe("absent optional fields of the ledger JSON API", () => {
     expect(answers.flatMap((a) => nullsIn(a.json).map((path) => `${a.endpoint} ${path}`))).toEqual([])
   })
 
+  it("are left out of completions and of error bodies (no null correlationId, traceId, retryInfo)", async () => {
+    const completions = await post(node, "/v2/commands/completions", aliceToken, { parties: [alice], beginExclusive: 0 })
+    const bobCompletions = await post(node, "/v2/commands/completions", bobToken, { parties: [bob], beginExclusive: 0 })
+    type Item = { completionResponse: { Completion?: { value: { commandId: string } } } }
+    const commandIds = [completions, bobCompletions].flatMap((c) => (c.json as ReadonlyArray<Item>).flatMap((i) => i.completionResponse.Completion?.value.commandId ?? []))
+    expect(commandIds.sort()).toEqual(["accept-1", "offer-1", "tap-1"])
+    // An error body (accepting the archived offer again), in Canton's JsCantonError shape.
+    const failed = await post(node, "/v2/commands/async/submit", bobToken, { commands: [exercise(offerId, "TransferOffer_Accept", {})], commandId: "accept-again", actAs: [bob] })
+    expect(failed.status).toBe(404)
+    expect(failed.json).toMatchObject({ code: "CONTRACT_NOT_FOUND" })
+    for (const field of ["correlationId", "traceId", "retryInfo"]) expect(Object.keys(failed.json as object)).not.toContain(field)
+    expect([completions.json, bobCompletions.json, failed.json].flatMap((json) => nullsIn(json))).toEqual([])
+  })
+
+  it("an exercise by template has no interfaceId, a transaction not signed externally no externalTransactionHash, none a traceContext", () => {
+    type Tx = { readonly events: ReadonlyArray<{ readonly ExercisedEvent?: Record<string, unknown> }> } & Record<string, unknown>
+    const transactions = answers
+      .filter((a) => a.endpoint === "/v2/commands/submit-and-wait-for-transaction")
+      .map((a) => (a.json as { transaction: Tx }).transaction)
+    expect(transactions.length).toBeGreaterThan(0)
+    const exercised = transactions.flatMap((t) => t.events.flatMap((e) => (e.ExercisedEvent === undefined ? [] : [e.ExercisedEvent])))
+    expect(exercised.length).toBeGreaterThan(0)
+    for (const e of exercised) expect(Object.keys(e)).not.toContain("interfaceId")
+    for (const t of transactions) expect(Object.keys(t).filter((k) => k === "externalTransactionHash" || k === "traceContext")).toEqual([])
+  })
+
   it("the walk finds a null where one is", () => {
     expect(nullsIn({ update: { Transaction: { value: { traceContext: null, events: [{ CreatedEvent: { createArgument: { x: null } } }] } } } })).toEqual([
       "$.update.Transaction.value.traceContext"

@@ -1,6 +1,6 @@
 /**
  * The Wallet SDK's documented transfer flows (docs/wallet-integration-guide/examples/scripts of
- * splice-wallet-kernel: 02-two-step-transfer's reject and withdraw, 06-merge-utxos,
+ * splice-wallet-kernel: 02-two-step-transfer's reject, withdraw, expiry and accept, 06-merge-utxos,
  * 07-buy-member-traffic with its preapproval and one-step transfer) against a node in LocalNet's
  * layout, with external parties signing as the examples do.
  */
@@ -89,6 +89,23 @@ describe("the Wallet SDK's transfer flows against --localnet", () => {
     expect((await sdk.utils.hash.preparedTransacation(response.preparedTransaction)).toBase64()).toBe(response.preparedTransactionHash)
     await sdk.ledger.execute(sdk.ledger.fromSignature(response, signTransactionHash(response.preparedTransactionHash, receiver.keys.privateKey)), { partyId: receiver.partyId })
     expect(await amountsOf(sdk, receiver.partyId)).toEqual([["Amulet", "2000.0000000000"]])
+  })
+
+  it("02 (expire): accepting after the offer's expiry fails (errorCategory 9); the receiver gets nothing", async () => {
+    const sdk = await connectSdk(node)
+    const { registryUrl } = sdkConfig(node)
+    const sender = await externalParty(sdk, "v1-02e-alice")
+    const receiver = await externalParty(sdk, "v1-02e-bob")
+    await tap(sdk, sender, "10000")
+    const expirationDate = new Date(Date.now() + 3000)
+    const [command, disclosed] = await sdk.token.transfer.create({ sender: sender.partyId, recipient: receiver.partyId, instrumentId: "Amulet", registryUrl, expirationDate, amount: "2000" })
+    await sender.submit(command, disclosed)
+    const pending = await sdk.token.transfer.pending(receiver.partyId)
+    expect(pending.length).toBe(1)
+    const [accept, acceptDisclosed] = await sdk.token.transfer.accept({ transferInstructionCid: pending[0]!.contractId, registryUrl })
+    await new Promise((resolve) => setTimeout(resolve, expirationDate.getTime() - Date.now() + 500))
+    await expect(receiver.submit(accept, acceptDisclosed)).rejects.toMatchObject({ errorCategory: 9 })
+    expect(await amountsOf(sdk, receiver.partyId)).toEqual([])
   })
 
   it("06: merges fifteen tapped holdings into one", async () => {

@@ -15,6 +15,7 @@ import { decodeArchive, encodeArchive, HASH_FUNCTION_SHA256 } from "./archive.ts
 import {
   ArchiveHashMismatch,
   ArchiveUndecodable,
+  DamlLfNotExecuted,
   DarEntryMissing,
   DarManifestInvalid,
   DarManifestMissing,
@@ -27,7 +28,7 @@ import {
   UnsupportedHashFunction
 } from "./errors.ts"
 import { type DarManifest, DAR_FORMAT, MANIFEST_PATH, parseManifest, writeManifest } from "./manifest.ts"
-import { decodePackagePayload, encodePackagePayload, packageIdOf, validatePackageDescription } from "./payload.ts"
+import { damlLfVersionOf, decodePackagePayload, encodePackagePayload, packageIdOf, validatePackageDescription } from "./payload.ts"
 
 export const DEFAULT_SDK_VERSION = "0.0.0-sandnet"
 /** Inflated size limit of a DAR's entries together (Canton guards against zip bombs too). */
@@ -204,6 +205,8 @@ export const readDar = (bytes: Uint8Array, options: ReadDarOptions = {}): Either
         return yield* Either.left(new UnsupportedHashFunction({ path, hashFunction: archive.hashFunction }))
       const computed = packageIdOf(archive.payload)
       if (computed !== archive.hash) return yield* Either.left(new ArchiveHashMismatch({ path, declared: archive.hash, computed }))
+      const lfVersion = damlLfVersionOf(archive.payload)
+      if (lfVersion !== undefined) return yield* Either.left(new DamlLfNotExecuted({ path, packageId: computed, lfVersion }))
       const description = yield* Either.mapLeft(
         decodePackagePayload(archive.payload),
         (reason) => new PackagePayloadUndecodable({ path, packageId: computed, reason })

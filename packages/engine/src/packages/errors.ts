@@ -20,6 +20,7 @@ export type PackageErrorCode =
   | "DAR_VALIDATION_ERROR"
   | "KNOWN_DAR_VERSION"
   | "DAR_NOT_VALID_UPGRADE"
+  | "UNSUPPORTED_OPERATION"
 
 /** The bytes are not a readable zip archive ("Dar file is corrupt"). */
 export class DarNotAZip extends Schema.TaggedError<DarNotAZip>()("DarNotAZip", { reason: Schema.String }) {
@@ -135,6 +136,29 @@ export class PackagePayloadUndecodable extends Schema.TaggedError<PackagePayload
   }
 }
 
+/**
+ * A well-formed archive whose payload is a Daml-LF package (a user's own DAR): Sandnet runs its own
+ * templates and does not execute Daml-LF. Not a parse error: the HTTP layer answers it 501
+ * UNSUPPORTED_OPERATION (Canton's InternalUnsupportedOperation category).
+ */
+export class DamlLfNotExecuted extends Schema.TaggedError<DamlLfNotExecuted>()("DamlLfNotExecuted", {
+  path: Schema.String,
+  packageId: Schema.String,
+  /** The Daml-LF version of the payload, e.g. "2.1". */
+  lfVersion: Schema.String
+}) {
+  get code(): PackageErrorCode {
+    return "UNSUPPORTED_OPERATION"
+  }
+  override get message(): string {
+    return (
+      `Sandnet does not execute Daml-LF: ${this.path} (${this.packageId}) is a Daml-LF ${this.lfVersion} package. ` +
+      "Sandnet runs its own built-in templates (coin/amulet, wallet, token standard, Ping) and packages in its own format (docs/packages.md); " +
+      "flows that need your own DARs need a Canton participant (e.g. LocalNet)"
+    )
+  }
+}
+
 /** Two archives of one DAR carry the same package id. */
 export class DuplicatePackageInDar extends Schema.TaggedError<DuplicatePackageInDar>()("DuplicatePackageInDar", {
   packageId: Schema.String,
@@ -231,6 +255,7 @@ export type DarReadError =
   | UnsupportedHashFunction
   | ArchiveHashMismatch
   | PackagePayloadUndecodable
+  | DamlLfNotExecuted
   | DuplicatePackageInDar
   | InvalidPackageDescription
 

@@ -186,6 +186,27 @@ const readPackage = (bytes: Uint8Array): PackageDescription => {
 }
 
 /**
+ * The Daml-LF version of a payload that carries a Daml-LF package (`daml_lf_1`, field 2, or
+ * `daml_lf_2`, field 4, with its `minor`), e.g. "2.1"; undefined for any other bytes.
+ */
+export const damlLfVersionOf = (payload: Uint8Array): string | undefined => {
+  const result = decodeWith(() => {
+    let minor = ""
+    let major: number | undefined
+    readFields(payload, "ArchivePayload", (field, wire, r) => {
+      if (field === 3 && wire === WireType.LengthDelimited) {
+        minor = readString(r, "ArchivePayload", "minor")
+        return true
+      }
+      if (field === 2 || field === 4) major = field === 2 ? 1 : 2
+      return false
+    })
+    return major === undefined ? undefined : `${major}.${minor}`
+  })
+  return "ok" in result ? result.ok : undefined
+}
+
+/**
  * Decodes a payload. Checked: it is protobuf, `minor` is "sandnet-1", no Daml-LF package is
  * present, the Sandnet package is present. The description itself is not validated here.
  */

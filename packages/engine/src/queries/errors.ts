@@ -42,7 +42,7 @@ export class TemplatesOrInterfacesNotFound extends Schema.TaggedError<TemplatesO
   { references: Schema.Array(Schema.String) }
 ) {
   override get message(): string {
-    return `Templates or interfaces do not exist: ${this.references.join(", ")}`
+    return `Templates or interfaces do not exist: ${this.references.join(", ")}. Sandnet has only its own templates and does not execute Daml-LF (templates of your own DARs cannot be used)`
   }
 }
 

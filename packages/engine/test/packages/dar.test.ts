@@ -131,11 +131,20 @@ describe("readDar rejections", () => {
     })
   })
 
-  it("undecodable payloads: garbage, Daml-LF, wrong minor", () => {
+  it("a Daml-LF package (a user's own DAR) is not executed: UNSUPPORTED_OPERATION naming its Daml-LF version", () => {
+    // ArchivePayload { minor = "1" (3), daml_lf_2 = <bytes> (4) }
+    const payload = Uint8Array.of(0x1a, 0x01, 0x31, 0x22, 0x02, 0x08, 0x01)
+    const archive = encodeArchive({ hashFunction: 0, payload, hash: packageIdOf(payload) })
+    const error = failure(zip({ [MANIFEST_PATH]: standardManifest(path, [path]), [path]: archive }))
+    expect(error).toMatchObject({ _tag: "DamlLfNotExecuted", code: "UNSUPPORTED_OPERATION", lfVersion: "2.1", packageId: packageIdOf(payload) })
+    expect(error.message).toMatch(/^Sandnet does not execute Daml-LF: .* is a Daml-LF 2\.1 package/)
+  })
+
+  it("undecodable payloads: garbage, a Daml-LF marker in bytes that are not protobuf, wrong minor", () => {
     const payloads = [
       Buffer.from("not a payload"),
-      // ArchivePayload { minor = "2.1" (3), daml_lf_2 = <bytes> (4) }
-      Uint8Array.of(0x1a, 0x03, 0x32, 0x2e, 0x31, 0x22, 0x02, 0x08, 0x01),
+      // ArchivePayload { minor = "2.1" (3), daml_lf_2 = <bytes> (4) } followed by a truncated field
+      Uint8Array.of(0x1a, 0x03, 0x32, 0x2e, 0x31, 0x22, 0x02, 0x08, 0x01, 0x22, 0x05),
       // ArchivePayload { minor = "sandnet-2" }
       Uint8Array.of(0x1a, 0x09, ...Buffer.from("sandnet-2"))
     ]
@@ -145,7 +154,7 @@ describe("readDar rejections", () => {
       expect(error).toMatchObject({ _tag: "PackagePayloadUndecodable", code: "DAR_PARSE_ERROR" })
       return (error as { reason: string }).reason
     })
-    expect(reasons[1]).toMatch(/Daml-LF 2 package/)
+    expect(reasons[1]).toMatch(/malformed protobuf/)
     expect(reasons[2]).toMatch(/"sandnet-2"/)
   })
 

@@ -273,7 +273,9 @@ export const fromInterpretation = (error: InterpretationError): HandlerError => 
 
 export const fromPackageError = (error: Packages.PackageUploadError): LedgerApiError => {
   const body = Packages.packageErrorBody(error)
-  return new LedgerApiError({ code: body.code, category: "InvalidIndependentOfSystemState", cause: body.cause })
+  // A Daml-LF package (a user's own DAR) is well formed but not executable here: 501, not 400.
+  const category = error._tag === "DamlLfNotExecuted" ? "InternalUnsupportedOperation" : "InvalidIndependentOfSystemState"
+  return new LedgerApiError({ code: body.code, category, cause: body.cause })
 }
 
 /** External-party errors: invalid values are 400 text/plain; signature problems keep Canton's codes. */
