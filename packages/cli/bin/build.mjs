@@ -288,7 +288,8 @@ const bundleOptions = {
   splitting: true,
   chunkNames: "chunk-[hash]",
   sourcemap: "linked",
-  minifySyntax: true
+  minifySyntax: true,
+  minifyWhitespace: true
 }
 
 export const tokenOptions = {
