@@ -16,6 +16,7 @@
 //   (`node --enable-source-maps`).
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
+import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { bundlePath, tokenBundlePath } from "./stale.mjs"
 
@@ -180,6 +181,46 @@ const sideEffectFreeLedgerProto = {
 }
 
 /**
+ * @effect/sql-pg imports pg and pg-cursor, and pg's stream module probes for Cloudflare Workers when
+ * it loads (`typeof Response`), which loads Node's fetch implementation (undici): together 60 to
+ * 120 ms of every start (--cpu-prof), also of `start --in-memory`, which never opens a connection.
+ * For @effect/sql-pg they are modules of the same names that require the real ones at their first
+ * use (pg is CommonJS, so that is synchronous).
+ */
+const LAZY_COMMONJS = ["pg", "pg-cursor"]
+const lazyPgPlugin = {
+  name: "lazy-pg",
+  setup(b) {
+    const nodeRequire = createRequire(import.meta.url)
+    b.onResolve({ filter: /^(pg|pg-cursor)$/ }, (args) =>
+      /[\\/]@effect[\\/]sql-pg[\\/]/.test(args.importer) && LAZY_COMMONJS.includes(args.path)
+        ? { path: args.path, namespace: "lazy-pg", pluginData: args.resolveDir }
+        : undefined
+    )
+    b.onLoad({ filter: /.*/, namespace: "lazy-pg" }, (args) => {
+      const real = nodeRequire(nodeRequire.resolve(args.path, { paths: [args.pluginData] }))
+      const lines = [
+        `// sandnet's bundle loads ${args.path} at its first use (see lazyPgPlugin in bin/build.mjs)`,
+        "let real",
+        `const name = ${JSON.stringify(args.path)}`,
+        "const load = () => (real ??= require(name))",
+        "const at = (key) => (key === undefined ? load() : load()[key])",
+        "const lazyFunction = (key) => new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(at(key), self, args), construct: (_, args) => Reflect.construct(at(key), args), get: (_, property) => at(key)[property] })",
+        "const lazyObject = (key) => new Proxy({}, { get: (_, property) => at(key)[property], set: (_, property, value) => ((at(key)[property] = value), true), has: (_, property) => property in at(key) })"
+      ]
+      if (typeof real === "function") lines.push("export default lazyFunction(undefined)")
+      for (const key of Object.keys(real)) {
+        const value = real[key]
+        if (typeof value === "function") lines.push(`export const ${key} = lazyFunction(${JSON.stringify(key)})`)
+        else if (typeof value === "object" && value !== null) lines.push(`export const ${key} = lazyObject(${JSON.stringify(key)})`)
+        else lines.push(`export const ${key} = ${JSON.stringify(value)}`)
+      }
+      return { loader: "js", contents: lines.join("\n") }
+    })
+  }
+}
+
+/**
  * Writes into place by renaming: chunks first, entry points last (they import the chunks). The
  * entry points are dated when the build started, so that a source saved during the build is newer
  * than them and the next run rebuilds.
@@ -240,14 +281,15 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto],
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto, lazyPgPlugin],
   entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
   splitting: true,
   chunkNames: "chunk-[hash]",
   sourcemap: "linked",
-  minifySyntax: true
+  minifySyntax: true,
+  minifyWhitespace: true
 }
 
 export const tokenOptions = {
