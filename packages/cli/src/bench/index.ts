@@ -10,6 +10,7 @@ import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
 import { benchMemory, renderMemory, type MemoryBench } from "./memory.ts"
+import { benchRestart, renderRestart, type RestartBench } from "./restart.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
 import type { BenchSection } from "./sections.ts"
 import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
@@ -25,6 +26,7 @@ export interface BenchReport {
   readonly cluster?: ClusterBench | undefined
   readonly startup?: StartupBench | undefined
   readonly memory?: MemoryBench | undefined
+  readonly restart?: RestartBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -84,6 +86,7 @@ export const renderReport = (report: BenchReport): string => {
   if (report.cluster !== undefined) lines.push(...renderCluster(report.cluster))
   if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
   if (report.memory !== undefined) lines.push(...renderMemory(report.memory))
+  if (report.restart !== undefined) lines.push(...renderRestart(report.restart))
   return lines.join("\n")
 }
 
@@ -105,7 +108,8 @@ export const runBench = async (options: {
     load: wanted("load") ? await benchLoad() : undefined,
     cluster: wanted("cluster") ? await benchCluster() : undefined,
     startup: wanted("startup") ? await benchStartup() : undefined,
-    memory: wanted("memory") ? await benchMemory() : undefined
+    memory: wanted("memory") ? await benchMemory() : undefined,
+    restart: wanted("restart") ? await benchRestart() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")
