@@ -11,6 +11,7 @@ import { benchHttp, renderHttp, type HttpBench } from "./http.ts"
 import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
 import { benchMemory, renderMemory, type MemoryBench } from "./memory.ts"
+import { benchRestart, renderRestart, type RestartBench } from "./restart.ts"
 import { machineInfo, type MachineInfo } from "./machine.ts"
 import type { BenchSection } from "./sections.ts"
 import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
@@ -27,6 +28,7 @@ export interface BenchReport {
   readonly startup?: StartupBench | undefined
   readonly advance?: AdvanceBench | undefined
   readonly memory?: MemoryBench | undefined
+  readonly restart?: RestartBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -87,6 +89,7 @@ export const renderReport = (report: BenchReport): string => {
   if (report.startup !== undefined) lines.push(...renderStartup(report.startup))
   if (report.advance !== undefined) lines.push(...renderAdvance(report.advance))
   if (report.memory !== undefined) lines.push(...renderMemory(report.memory))
+  if (report.restart !== undefined) lines.push(...renderRestart(report.restart))
   return lines.join("\n")
 }
 
@@ -109,7 +112,8 @@ export const runBench = async (options: {
     cluster: wanted("cluster") ? await benchCluster() : undefined,
     startup: wanted("startup") ? await benchStartup() : undefined,
     advance: wanted("advance") ? await benchAdvance() : undefined,
-    memory: wanted("memory") ? await benchMemory() : undefined
+    memory: wanted("memory") ? await benchMemory() : undefined,
+    restart: wanted("restart") ? await benchRestart() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")

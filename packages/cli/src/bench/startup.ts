@@ -32,7 +32,7 @@ interface Timing {
 }
 
 /** User + system CPU time of a running process, in ms (Linux /proc; clock ticks of 10 ms). */
-const cpuOf = (pid: number | undefined): number | undefined => {
+export const cpuOf = (pid: number | undefined): number | undefined => {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
     return (Number(fields[11]) + Number(fields[12])) * 10
@@ -41,7 +41,7 @@ const cpuOf = (pid: number | undefined): number | undefined => {
   }
 }
 
-const stop = (child: ChildProcess): Promise<void> =>
+export const stop = (child: ChildProcess): Promise<void> =>
   new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
     child.once("exit", () => resolve())
@@ -101,7 +101,7 @@ const untilExit = (command: ReadonlyArray<string>): Promise<Timing> =>
     })
   })
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = http.createServer()
     server.listen(0, "127.0.0.1", () => {

@@ -1,0 +1,161 @@
+/**
+ * The `restart` section of `sandnet bench`: a `sandnet start --data-dir` process (embedded PGlite)
+ * takes W1 offers, is killed with SIGKILL, and is started again on the same directory; measured
+ * from spawning the second process to its first HTTP answer, with the split its ready message
+ * gives (storage: PGlite's start and reading the journals; engine: replay). Baseline in the same
+ * run: the same kill -9 and restart of a node that took no offers (its genesis only), so the
+ * difference is what the history costs a restart.
+ */
+import { devTokenAt } from "@sandnet/http"
+import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { cpuOf, freePort, stop } from "./startup.ts"
+
+export interface RestartRun {
+  readonly offers: number
+  readonly wallMs: number
+  readonly cpuMs: number | undefined
+  /** From the ready message: seconds until the store was open and read, and the engine's replay. */
+  readonly storageSeconds: number | undefined
+  readonly engineSeconds: number | undefined
+  readonly replayedEntries: number
+}
+
+export interface RestartBench {
+  readonly baseline: RestartRun
+  readonly loaded: RestartRun
+}
+
+const OFFERS = 2000
+const CLIENTS = 16
+
+interface Started {
+  readonly child: ChildProcess
+  readonly wallMs: number
+  readonly cpuMs: number | undefined
+  readonly ready: Promise<string>
+}
+
+/** Spawns `sandnet start` on `dir` and waits for its first answer; `ready` is its ready message. */
+const startNode = (bin: string, dir: string, port: number): Promise<Started> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [bin, "start", "--data-dir", dir, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    const ready = new Promise<string>((r) =>
+      child.stdout!.on("data", (chunk) => {
+        stdout += String(chunk)
+        if (stdout.includes("operator party")) r(stdout)
+      })
+    )
+    child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
+    let done = false
+    child.once("exit", (code) => {
+      if (!done) reject(new Error(`sandnet start exited (${code}) before answering: ${stderr.trim().split("\n")[0] ?? ""}`))
+    })
+    const poll = () => {
+      if (done) return
+      fetch(`http://127.0.0.1:${port}/sandnet/health`)
+        .then(async (response) => {
+          const cpuMs = cpuOf(child.pid)
+          const wallMs = performance.now() - started
+          await response.arrayBuffer()
+          done = true
+          resolve({ child, wallMs, cpuMs, ready })
+        })
+        .catch(() => setTimeout(poll, 5))
+    }
+    poll()
+  })
+
+const kill9 = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    child.once("exit", () => resolve())
+    child.kill("SIGKILL")
+  })
+
+/** W1 offers from the operator to a new wallet user, CLIENTS at a time; throws if one failed. */
+const offerLoad = async (port: number, count: number): Promise<void> => {
+  const url = `http://127.0.0.1:${port}`
+  const token = devTokenAt({ user: "operator", secret: "unsafe" }, Date.now())
+  const post = async (p: string, body: unknown) => {
+    const response = await fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+    const text = await response.text()
+    if (response.status !== 200) throw new Error(`${p}: ${response.status} ${text.slice(0, 200)}`)
+    return JSON.parse(text) as unknown
+  }
+  const { party_id } = (await post("/api/validator/v0/admin/users", { name: "restart-bench" })) as { party_id: string }
+  const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+  let next = 0
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < count) {
+        const i = next++
+        await post("/api/validator/v0/wallet/transfer-offers", { receiver_party_id: party_id, amount: "1.0", description: "restart", expires_at: expiresAt, tracking_id: `restart-${i}` })
+      }
+    })
+  )
+}
+
+const secondsIn = (text: string, label: string): number | undefined => {
+  const match = new RegExp(`${label} ([0-9.]+) s`).exec(text)
+  return match === null ? undefined : Number(match[1])
+}
+
+/** A node on a new directory takes `offers` offers, is killed with SIGKILL and started again. */
+const restartAfter = async (bin: string, offers: number): Promise<RestartRun> => {
+  const port = await freePort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-restart-"))
+  try {
+    const first = await startNode(bin, dir, port)
+    await first.ready
+    if (offers > 0) await offerLoad(port, offers)
+    await kill9(first.child)
+    const second = await startNode(bin, dir, port)
+    const ready = await second.ready
+    await stop(second.child)
+    const replayed = /resumed: ([0-9]+) journal entries/.exec(ready)
+    return {
+      offers,
+      wallMs: second.wallMs,
+      cpuMs: second.cpuMs,
+      storageSeconds: secondsIn(ready, "storage"),
+      engineSeconds: secondsIn(ready, "engine"),
+      replayedEntries: replayed === null ? 0 : Number(replayed[1])
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export const benchRestart = async (): Promise<RestartBench> => {
+  const bin = process.argv[1] ?? "packages/cli/bin/sandnet.js"
+  const baseline = await restartAfter(bin, 0)
+  const loaded = await restartAfter(bin, OFFERS)
+  return { baseline, loaded }
+}
+
+const ms = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n).toLocaleString("en-US")} ms`)
+const s = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} s`)
+
+const row = (name: string, r: RestartRun): string =>
+  `| ${name} | ${r.replayedEntries.toLocaleString("en-US")} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
+
+export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
+  "## Restart after kill -9",
+  "",
+  "`sandnet start --data-dir <new dir>` (embedded PGlite) takes W1 offers (`POST /api/validator/v0/wallet/transfer-offers`,",
+  `${CLIENTS} concurrent clients), is killed with SIGKILL, and is started again on the same directory: from spawning the`,
+  "second process to its first HTTP answer (`GET /sandnet/health`); CPU is its user + system time until then; storage and",
+  "engine are the split of its ready message (opening PGlite and reading the journals; replaying them). Baseline in the same",
+  "run: the same kill -9 and restart of a node that took no offers. Issue 13's target: at most 1 s.",
+  "",
+  "| node killed | journal entries replayed | spawn to first answer | CPU | storage | engine (replay) |",
+  "|---|---|---|---|---|---|",
+  row("baseline: after genesis only", r.baseline),
+  row(`after ${r.loaded.offers.toLocaleString("en-US")} offers`, r.loaded),
+  ""
+]
