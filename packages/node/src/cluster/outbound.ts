@@ -25,7 +25,7 @@ export const makeClusterOutbound = (membership: ClusterMembership | undefined): 
         }
         // Sent they must be (their state is stored): retried until the server takes them, in order.
         yield* membership.transport.send(membership.node, item.messages).pipe(
-          Effect.tapError((error) => Effect.logWarning(`${item.messages.length} cluster messages could not be sent yet; retrying`, error)),
+          Effect.tapError((error) => Effect.logWarning(`${item.messages.length} cluster messages could not be sent yet; retrying`, error.message)),
           Effect.retry(Schedule.union(Schedule.exponential("50 millis"), Schedule.spaced("5 seconds"))),
           Effect.orDie
         )

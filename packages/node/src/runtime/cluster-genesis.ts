@@ -53,7 +53,7 @@ export const awaitClusterGenesis = (cluster: ClusterLink, locked: Locked, run: N
 export const awaitGenesis = (cluster: ClusterLink, network: CoinNetwork, clock: ManualClock, now: Effect.Effect<Micros>): Effect.Effect<void> =>
   Effect.gen(function* () {
     for (let attempt = 0; ; attempt++) {
-      yield* Effect.catchAll(cluster.follow, (error) => Effect.logWarning("the cluster's journals could not be read; retrying", error))
+      yield* Effect.catchAll(cluster.follow, (error) => Effect.logWarning("the cluster's journals could not be read; retrying", error instanceof Error ? error.message : String(error)))
       const time = yield* now
       if (time > clock.now) clock.advanceTo(time)
       if (dsoReference(network, clock.now) !== undefined) return

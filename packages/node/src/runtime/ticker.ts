@@ -24,7 +24,7 @@ export const startTicker = (ctx: RuntimeContext, locked: Locked): Effect.Effect<
       engine.cluster === undefined
         ? ctx.catchUp(engine)
         : Effect.zipRight(
-            engine.cluster.pull(engine.queue).pipe(Effect.catchAll((error) => Effect.logWarning("the cluster transport could not be read; retrying", error))),
+            engine.cluster.pull(engine.queue).pipe(Effect.catchAll((error) => Effect.logWarning("the cluster transport could not be read; retrying", error instanceof Error ? error.message : String(error)))),
             ctx.catchUp(engine)
           )
     const ticker = locked(tick).pipe(
@@ -48,7 +48,7 @@ const startWaker = (membership: ClusterMembership, ticker: Effect.Effect<void>):
     const wake = yield* Queue.sliding<void>(1)
     yield* Effect.forkScoped(
       Stream.runForEach(membership.transport.wakeups(membership.node), () => Queue.offer(wake, undefined)).pipe(
-        Effect.tapError((error) => Effect.logWarning("the cluster's notifications stopped; listening again (ticks go on meanwhile)", error)),
+        Effect.tapError((error) => Effect.logWarning("the cluster's notifications stopped; listening again (ticks go on meanwhile)", error.message)),
         Effect.retry(Schedule.spaced("1 second")),
         Effect.ignore
       )
