@@ -22,18 +22,24 @@ const BACKSLASH = 0x5c // \
 
 /**
  * Whether `text` nests arrays and objects deeper than `limit` (brackets inside strings do not
- * count). Linear in the text's length; it stops at the first level over the limit.
+ * count). One pass over the text, stopping at the first level over the limit; a string's contents
+ * are skipped with `indexOf` (a quote ends it unless an odd run of backslashes precedes it).
  */
 export const nestsDeeperThan = (text: string, limit: number): boolean => {
   let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
+  const length = text.length
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === BACKSLASH) i++
-      else if (c === QUOTE) inString = false
-    } else if (c === QUOTE) {
-      inString = true
+    if (c === QUOTE) {
+      let end = i
+      for (;;) {
+        end = text.indexOf('"', end + 1)
+        if (end === -1) return false // an unterminated string: JSON.parse refuses it
+        let backslashes = 0
+        while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++
+        if (backslashes % 2 === 0) break
+      }
+      i = end
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       if (++depth > limit) return true
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {

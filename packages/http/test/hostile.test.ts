@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connect } from "node:net"
+import { nestsDeeperThan } from "../src/json-body.ts"
 import { call, type Call } from "./support.ts"
 import { onboard, startWalletNode, tokenOf, wallet, type WalletTestNode } from "./wallet-support.ts"
 
@@ -292,5 +293,17 @@ describe("the ledger's 400s: text/plain for what cannot be decoded, the standard
     expect(cantonShape(garbage, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
     const acs = await call(`${node.url}/v2/state/active-contracts-page`, { method: "POST", token: aliceToken, body: { eventFormat: { filtersByParty: { [p]: {} } }, pageToken: "eyJ2IjoxfQ" } })
     expect(cantonShape(acs, 400, "INVALID_ARGUMENT").cause).toContain("pageToken")
+  })
+})
+
+describe("the nesting pre-scan", () => {
+  it("counts brackets outside strings only, escapes included", () => {
+    expect(nestsDeeperThan("[[]]", 2)).toBe(false)
+    expect(nestsDeeperThan("[[[]]]", 2)).toBe(true)
+    expect(nestsDeeperThan('[{"a":"[[[[\\"[[["}]', 2)).toBe(false)
+    expect(nestsDeeperThan('[["a\\\\"]]', 1)).toBe(true) // the string ends after an even run of backslashes
+    expect(nestsDeeperThan('["a\\\\\\"]]]"]', 1)).toBe(false) // an odd run escapes the quote
+    expect(nestsDeeperThan('["unterminated', 0)).toBe(true)
+    expect(nestsDeeperThan('"[[[[', 0)).toBe(false)
   })
 })
