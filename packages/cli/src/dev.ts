@@ -9,10 +9,23 @@
  * `unsafe`, the node's default), or the `--token` given.
  */
 import { makeDevToken } from "@sandnet/http"
+import { randomUUID } from "node:crypto"
 import { Console, Data, Effect, Option } from "effect"
 import { parseDuration } from "@sandnet/sim"
 
-export class NodeRequestFailed extends Data.TaggedError("NodeRequestFailed")<{ readonly message: string }> {}
+export class NodeRequestFailed extends Data.TaggedError("NodeRequestFailed")<{
+  readonly message: string
+  /** The connection broke or timed out after the request went out (the node may still be working on it). */
+  readonly lostAnswer?: boolean
+}> {}
+
+/** Fetch failures after which the request may have reached the node (undici's codes, Node's socket errors). */
+const LOST_ANSWER = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+const causeCode = (error: unknown): string | undefined => {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
+  return typeof cause?.code === "string" ? cause.code : undefined
+}
 
 export interface Connection {
   readonly url: string
@@ -31,9 +44,11 @@ const callNode = (connection: Connection, method: "GET" | "POST", path: string, 
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         }),
       catch: (error) =>
-        new NodeRequestFailed({
-          message: `cannot reach a node at ${connection.url} (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}): start one with sandnet start, or give its address with --url or SANDNET_URL`
-        })
+        LOST_ANSWER.has(causeCode(error) ?? "")
+          ? new NodeRequestFailed({ message: `${method} ${path}: the connection to ${connection.url} broke before the answer (${causeCode(error)})`, lostAnswer: true })
+          : new NodeRequestFailed({
+              message: `cannot reach a node at ${connection.url} (${error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error)}): start one with sandnet start, or give its address with --url or SANDNET_URL`
+            })
     })
     const text = yield* Effect.tryPromise({
       try: () => response.text(),
@@ -52,11 +67,21 @@ const report = <A, R>(effect: Effect.Effect<A, NodeRequestFailed, R>, print: (a:
 const nowOf = (answer: unknown): string =>
   typeof answer === "object" && answer !== null && "now" in answer ? String((answer as { now: unknown }).now) : JSON.stringify(answer)
 
-/** `sandnet time advance DURATION`. */
+/**
+ * `sandnet time advance DURATION`. The request carries an advanceId: when the connection breaks
+ * before the answer (a long advance outlasting the HTTP client's timeout), it is sent again, up to
+ * 3 times, and the node answers the first advance's result instead of moving time again.
+ */
 export const advance = ({ duration, ...connection }: Connection & { readonly duration: string }) =>
   parseDuration(duration) === undefined
     ? Effect.zipRight(Console.error(`"${duration}" is not a duration (e.g. 250ms, 30s, 10m, 1h, 2d)`), Effect.sync(() => (process.exitCode = 2)))
-    : report(callNode(connection, "POST", "/v2/sandnet/time/advance", { duration }), (answer) => `ledger time is now ${nowOf(answer)}`)
+    : report(
+        Effect.retry(callNode(connection, "POST", "/v2/sandnet/time/advance", { duration, advanceId: `cli-${randomUUID()}` }), {
+          times: 3,
+          while: (error) => error.lostAnswer === true
+        }),
+        (answer) => `ledger time is now ${nowOf(answer)}`
+      )
 
 /** `sandnet time`. */
 export const time = (connection: Connection) => report(callNode(connection, "GET", "/v2/sandnet/time"), (answer) => `ledger time is ${nowOf(answer)}`)

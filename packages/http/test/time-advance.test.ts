@@ -132,3 +132,31 @@ describe("time advance", () => {
     expect(await timeOf(node)).toBe(before + 40 * MICROS_PER_DAY)
   })
 })
+
+describe("shutting down", () => {
+  it("a running advance stops after its step and answers 503 NODE_SHUTTING_DOWN; every request is 503 in its surface's shape", async () => {
+    const node = await startStoredNode(EventStore.memory)
+    nodes.push(node)
+    const before = await timeOf(node)
+    const advanced = advance(node, { duration: "40d" })
+    // steps are being taken: the time moves
+    while ((await timeOf(node)) === before) await new Promise((resolve) => setTimeout(resolve, 5))
+    await Effect.runPromise(node.runtime.beginShutdown)
+    const stopped = await advanced
+    expect(stopped.status).toBe(503)
+    expect(stopped.json).toMatchObject({ code: "NODE_SHUTTING_DOWN", errorCategory: 1 })
+    const ledger = await call(`${node.url}/v2/version`, { token: node.admin })
+    expect(ledger.status).toBe(503)
+    expect(ledger.json).toMatchObject({ code: "NODE_SHUTTING_DOWN", cause: "the node is shutting down (NODE_SHUTTING_DOWN)" })
+    const scan = await call(`${node.url}/api/scan/v0/dso`)
+    expect(scan.status).toBe(503)
+    expect(scan.json).toEqual({ error: "the node is shutting down (NODE_SHUTTING_DOWN)" })
+    const wallet = await call(`${node.url}/api/validator/v0/wallet/balance`, { token: node.admin })
+    expect(wallet.status).toBe(503)
+    expect(wallet.json).toEqual({ error: "the node is shutting down (NODE_SHUTTING_DOWN)" })
+    // the steps it took are kept: time moved, but not by 40 days
+    const now = await Effect.runPromise(node.runtime.now)
+    expect(now).toBeGreaterThan(before)
+    expect(now).toBeLessThan(before + 40 * MICROS_PER_DAY)
+  })
+})

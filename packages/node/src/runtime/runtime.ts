@@ -34,10 +34,11 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     yield* awaitCommit(yield* exclusive(commits.commitPoint(first.engine)))
 
     const locked = makeLocked(exclusive, makeHeal(ctx, commits, current), current, commits)
-    // Client operations are counted: a failed advance is rolled back only when none ran meanwhile.
+    // Client operations (runs, resets, restores) are counted: a failed advance is rolled back only when none ran meanwhile.
     let clientOperations = 0
+    const counted = <A, E>(operation: Effect.Effect<A, E>): Effect.Effect<A, E> => Effect.ensuring(operation, Effect.sync(() => void clientOperations++))
     const lockedRun = makeRun(locked, ctx.catchUp)
-    const run: NodeRuntimeService["run"] = (operation) => Effect.ensuring(lockedRun(operation), Effect.sync(() => void clientOperations++))
+    const run: NodeRuntimeService["run"] = (operation) => counted(lockedRun(operation))
     const fibers = yield* startTicker(ctx, locked)
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
     const stopping = yield* Ref.make(false)
@@ -62,9 +63,9 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
       advanceTime,
       beginShutdown,
       shuttingDown: Ref.get(stopping),
-      reset: Effect.orDie(replaceNetwork([], [])),
+      reset: counted(Effect.orDie(replaceNetwork([], []))),
       storage: Option.fromNullable(storage),
-      restore: (entries, snapshots) => replaceNetwork(entries, snapshots),
+      restore: (entries, snapshots) => counted(replaceNetwork(entries, snapshots)),
       committed: Effect.flatMap(exclusive(commits.lastCommit), awaitCommit),
       flush:
         storage === undefined
