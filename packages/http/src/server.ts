@@ -26,6 +26,7 @@ import { ScanUpstreamRoutes } from "./scan/upstream/index.ts"
 import { WebRoutes } from "./web/index.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
+import { AllocationRoutes } from "./registry/allocation.ts"
 import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
 
 /**
@@ -52,7 +53,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = Layer.mergeAll(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, AllocationRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(
