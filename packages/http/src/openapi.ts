@@ -20,6 +20,7 @@ import { ScanApi } from "./scan/index.ts"
 import { ScanUpstreamGroup } from "./scan/upstream/index.ts"
 import { TrafficStatusGroup } from "./scan/traffic-status.ts"
 import { TransferFactoryGroup } from "./registry/transfer-factory.ts"
+import { AllocationGroup } from "./registry/allocation.ts"
 import { ScanProxyGroup } from "./wallet/scan-proxy.ts"
 import { RESERVED_SUMMARY, Surfaces, type Surface, mergeRoutes } from "./surface.ts"
 import { WalletApi } from "./wallet/index.ts"
@@ -183,7 +184,7 @@ const withDocumentFixes = <A extends HttpApi.HttpApi.Any>(api: A, surface: Surfa
 export const SurfaceApis = {
   scan: withDocumentFixes(ScanApi.add(ScanUpstreamGroup).add(TrafficStatusGroup), Surfaces.scan),
   wallet: withDocumentFixes(WalletApi.add(ScanProxyGroup), Surfaces.wallet),
-  registry: withDocumentFixes(RegistryApi.add(TransferFactoryGroup), Surfaces.registry),
+  registry: withDocumentFixes(RegistryApi.add(TransferFactoryGroup).add(AllocationGroup), Surfaces.registry),
   ledger: withDocumentFixes(LedgerApi, Surfaces.ledger)
 } as const
 

@@ -27,6 +27,7 @@ import { WebRoutes } from "./web/index.ts"
 import { answerClientError, guardRequest, MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
 import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
+import { AllocationRoutes } from "./registry/allocation.ts"
 import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
 import { refuseWhileShuttingDown } from "./shutdown.ts"
 
@@ -56,7 +57,7 @@ const createNodeServer = () => {
 }
 
 /** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = mergeRoutes(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+export const NodeRoutes = mergeRoutes(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, AllocationRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(

@@ -107,6 +107,19 @@ describe("a node in LocalNet's layout", () => {
     expect(unknown.json).toEqual({ error: expect.stringContaining("Coin2") })
   })
 
+  it("hands out a direct transfer once the receiver has a preapproval: the preapproval joins the context", async () => {
+    const dso = ((await call(local(node.ports.validator, "/api/validator/v0/scan-proxy/dso-party-id"), { token })).json as { dso_party_id: string }).dso_party_id
+    const created = await call(local(node.ports.validator, "/api/validator/v0/wallet/transfer-preapproval"), { method: "POST", token })
+    expect(created.status, created.text).toBe(200)
+    const url = local(node.ports.validator, "/api/validator/v0/scan-proxy/registry/transfer-instruction/v1/transfer-factory")
+    const factory = (await call(url, { token, body: factoryRequest(dso, node.operator, "Amulet") })).json as Factory
+    expect(factory.transferKind).toBe("direct")
+    const values = factory.choiceContext.choiceContextData.values
+    expect(Object.keys(values).sort()).toEqual(["amulet-rules", "open-round", "transfer-preapproval"])
+    const disclosed = factory.choiceContext.disclosedContracts.find((c) => c.contractId === (values["transfer-preapproval"] as unknown as { value: string }).value)
+    expect(disclosed?.templateId).toMatch(/:Splice\.AmuletRules:TransferPreapproval$/)
+  })
+
   it("reports a participant's traffic on scan, and 404 for an unknown member", async () => {
     const participant = ((await call(local(node.ports.appUserLedger, "/v2/parties/participant-id"), { token })).json as { participantId: string }).participantId
     const connected = await call(local(node.ports.appUserLedger, `/v2/state/connected-synchronizers?party=${encodeURIComponent(node.operator)}`), { token })

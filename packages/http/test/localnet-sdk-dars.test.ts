@@ -9,7 +9,7 @@ import { Packages } from "@sandnet/engine"
 import { zipSync } from "fflate"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectSdk, ensureSdkEnvironment } from "./localnet-sdk-support.ts"
-import { localNetToken, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 
 /** A DAR of one archive with this payload (as `daml build` lays it out). */
 const darOf = (payload: Uint8Array) => {
@@ -78,5 +78,24 @@ describe("the Wallet SDK's flows that need the user's own DARs, against --localn
       errorCategory: 11,
       cause: expect.stringMatching(/^Templates or interfaces do not exist: #splice-token-test-trading-app:Splice\.Testing\.Apps\.TradingApp:OTCTradeProposal\. Sandnet .* does not execute Daml-LF/)
     })
+  })
+
+  it("04: the token standard's allocation APIs are declared but not served: 501 with an {error} body, through the scan proxy and on the registry's port", async () => {
+    const contractId = `00${"ab".repeat(33)}`
+    const calls = [
+      ["/registry/allocation-instruction/v1/allocation-factory", { choiceArguments: {} }],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/execute-transfer`, {}],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/withdraw`, {}],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/cancel`, {}]
+    ] as const
+    const token = await localNetToken()
+    for (const [path, body] of calls) {
+      const proxied = await requestWithHost(node.ports.validator, "localhost", `/api/validator/v0/scan-proxy${path}`, { token, body })
+      const direct = await requestWithHost(node.ports.registry, "localhost", path, { body })
+      for (const reply of [proxied, direct]) {
+        expect(reply.status).toBe(501)
+        expect(reply.json).toEqual({ error: `POST ${path.replace(contractId, ":allocationId")} is not implemented by this node` })
+      }
+    }
   })
 })
