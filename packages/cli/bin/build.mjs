@@ -47,7 +47,11 @@ const EXTERNAL = [
 const workspacePlugin = {
   name: "workspace",
   setup(b) {
-    b.onResolve({ filter: /^@sandnet\// }, (args) => ({ path: join(packages, args.path.slice("@sandnet/".length), "src", "index.ts") }))
+    // @sandnet/<package> is its src/index.ts, @sandnet/<package>/<name> its src/<name>.ts (package.json's exports)
+    b.onResolve({ filter: /^@sandnet\// }, (args) => {
+      const [name, sub] = args.path.slice("@sandnet/".length).split(/\/(.*)/s)
+      return { path: join(packages, name, "src", `${sub || "index"}.ts`) }
+    })
   }
 }
 

@@ -16,9 +16,11 @@
  *       .setPath(Schema.Struct({ id: Schema.String }))
  *       .addSuccess(Thing)
  *     const ScanGroup = HttpApiGroup.make("scan").add(GetThing)      // for the OpenAPI document
- *     export const ScanRoutes = Layer.mergeAll(
+ *     export const ScanRoutes = mergeRoutes(
  *       bind(Surfaces.scan, GetThing, ({ path }) => Things.get(path.id))
  *     )
+ *
+ * (`mergeRoutes`, not `Layer.mergeAll`: the routes of a surface are added by one Layer.)
  */
 import {
   HttpApiEndpoint,
