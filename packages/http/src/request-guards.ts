@@ -110,8 +110,15 @@ const REASONS: Readonly<Record<number, string>> = { 400: "Bad Request", 431: "Re
  * or 400 with a body in the surface's shape, then closes the connection (its stream is unusable).
  */
 export const answerClientError = (error: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void => {
-  if (error.code === "ECONNRESET" || !socket.writable) {
+  // As Node's own handler: nothing is written on a reset connection or after an answer has started.
+  const answering = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (error.code === "ECONNRESET" || !socket.writable || answering) {
     socket.destroy()
+    return
+  }
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    // The client sent too slowly: Node's 408, no request line to pick a surface by.
+    socket.end("HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
     return
   }
   const surface = surfaceOfRawRequest(error.rawPacket)

@@ -129,12 +129,17 @@ describe("requests the HTTP parser or the Host check refuses", () => {
     ["ledger", "/v2/version"]
   ]
   for (const [surface, path] of paths) {
-    it(`${surface}: headers over the limit are 431, a missing Host is 400, each in the surface's shape`, async () => {
+    it(`${surface}: headers over the limit are 431, a broken header or a missing Host 400, each in the surface's shape`, async () => {
       const big = await rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(40_000)}\r\nConnection: close\r\n\r\n`)
       const bigBody = JSON.parse(big.body) as Record<string, unknown>
       expect(big.status).toBe(431)
       if (surface === "ledger") expect(bigBody).toMatchObject({ code: "REQUEST_HEADERS_TOO_LARGE", cause: expect.any(String) })
       else expect(bigBody).toEqual({ error: expect.stringContaining("too large") })
+
+      const broken = await rawExchange(`GET ${path} HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`)
+      expect(broken.status).toBe(400)
+      if (surface === "ledger") expect(JSON.parse(broken.body)).toMatchObject({ code: "MALFORMED_HTTP_REQUEST", cause: expect.stringContaining("malformed HTTP request") })
+      else expect(JSON.parse(broken.body)).toEqual({ error: expect.stringContaining("malformed HTTP request") })
 
       const noHost = await rawExchange(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`)
       expect(noHost.status).toBe(400)
