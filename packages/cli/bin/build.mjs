@@ -188,19 +188,20 @@ const sideEffectFreeLedgerProto = {
  * @effect/sql-pg imports pg and pg-cursor, and pg's stream module probes for Cloudflare Workers when
  * it loads (`typeof Response`), which loads Node's fetch implementation (undici): together 60 to
  * 120 ms of every start (--cpu-prof), also of `start --in-memory`, which never opens a connection.
- * For @effect/sql-pg they are modules of the same names that require the real ones at their first
- * use (pg is CommonJS, so that is synchronous).
+ * @effect/platform-node's HTTP server imports ws (~18 ms to load) for a websocket server it makes at
+ * the first upgrade. For those importers they are modules of the same names that require the real
+ * ones at their first use (all three are CommonJS, so that is synchronous).
  */
-const LAZY_COMMONJS = ["pg", "pg-cursor"]
+const LAZY_COMMONJS = { pg: /[\\/]@effect[\\/]sql-pg[\\/]/, "pg-cursor": /[\\/]@effect[\\/]sql-pg[\\/]/, ws: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpServer\.js$/ }
 const lazyPgPlugin = {
   name: "lazy-pg",
   setup(b) {
     const nodeRequire = createRequire(import.meta.url)
-    b.onResolve({ filter: /^(pg|pg-cursor)$/ }, (args) =>
-      /[\\/]@effect[\\/]sql-pg[\\/]/.test(args.importer) && LAZY_COMMONJS.includes(args.path)
-        ? { path: args.path, namespace: "lazy-pg", pluginData: args.resolveDir }
-        : undefined
-    )
+    b.onResolve({ filter: /^(pg|pg-cursor|ws)$/ }, (args) => {
+      // the stub's own require: loaded by Node from node_modules, not bundled
+      if (args.namespace === "lazy-pg") return { path: args.path, external: true }
+      return LAZY_COMMONJS[args.path]?.test(args.importer) === true ? { path: args.path, namespace: "lazy-pg", pluginData: args.resolveDir } : undefined
+    })
     b.onLoad({ filter: /.*/, namespace: "lazy-pg" }, (args) => {
       const real = nodeRequire(nodeRequire.resolve(args.path, { paths: [args.pluginData] }))
       const lines = [

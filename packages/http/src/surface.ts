@@ -404,7 +404,10 @@ const decodeRequest = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoi
 
 /** How an endpoint answers: its success schema's status and encoding (read once), names translated to the node's dialect. */
 const makeResponder = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
-  const encodeSuccess = Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown, never>)
+  // Compiled at the endpoint's first answer: compiling the ~170 encoders when the routes are bound
+  // was a tenth of the HTTP layers' start-up (--cpu-prof of `sandnet start --in-memory`).
+  let encoder: ((answer: unknown) => Effect.Effect<unknown, ParseResult.ParseError>) | undefined
+  const encodeSuccess = (answer: unknown) => (encoder ??= Schema.encode(endpoint.successSchema as Schema.Schema<unknown, unknown, never>))(answer)
   const status = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
   const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
   const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
@@ -492,6 +495,15 @@ interface RouteSpec {
   readonly handler: Effect.Effect<HttpServerResponse.HttpServerResponse, never, unknown>
 }
 
+/**
+ * What a route of any method ("*": the not-found answers of the surfaces) is added for. The router
+ * would add it for each of the 34 methods it knows (WebDAV's and others), which was a tenth of the
+ * HTTP layers' start-up (--cpu-prof); a request of another method on an unknown path gets the
+ * router's plain 404 instead of the surface's. HEAD finds the GET routes (the router's fallback), so
+ * a HEAD of a GET endpoint answers as its GET does, and a HEAD of an unknown path as a GET of it.
+ */
+const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
+
 /** The routes a Layer made by `addRoutes` adds, so that `mergeRoutes` can add many of them in one step. */
 const routeSpecs = new WeakMap<object, ReadonlyArray<RouteSpec>>()
 
@@ -505,13 +517,10 @@ const addRoutes = <R>(specs: ReadonlyArray<RouteSpec>): Layer.Layer<never, never
       const context = yield* Effect.context<Exclude<R, HttpLayerRouter.Provided>>()
       const withContext = (input: Context.Context<HttpLayerRouter.Provided>) => Context.merge(context, input)
       yield* router.addAll(
-        specs.map((spec) =>
-          HttpLayerRouter.route(
-            spec.method,
-            spec.path,
-            Effect.mapInputContext(spec.handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpLayerRouter.Provided>, withContext)
-          )
-        )
+        specs.flatMap((spec) => {
+          const handler = Effect.mapInputContext(spec.handler as Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpLayerRouter.Provided>, withContext)
+          return (spec.method === "*" ? ANY_METHOD : [spec.method]).map((method) => HttpLayerRouter.route(method, spec.path, handler))
+        })
       )
     })
   )
