@@ -89,6 +89,17 @@ export const CoinAllocation = defineTemplate({
 
 const AllocationChoiceArgument = Schema.Struct({ extraArgs: ExtraArgs })
 
+/**
+ * Withdraw and cancel: the locked coin back to the sender, unchanged. When the registry's context
+ * says `expire-lock` false (the lock expired and its owner already took the coin back), the
+ * allocation just closes.
+ */
+const unlockAllocation = (ctx: UpdateContext, p: CoinAllocationPayload, extraArgs: ExtraArgs): Json => {
+  const expireLock = extraArgs.context.values[ContextKeys.expireLock]
+  const lockGone = expireLock?.tag === "AV_Bool" && !expireLock.value
+  return { senderHoldingCids: lockGone ? [] : [release(ctx, p.lockedCoin)], meta: { values: {} } }
+}
+
 /** The leg's amount goes to the receiver out of the unlocked coin; the rest returns to the sender. */
 export const Allocation_ExecuteTransfer = defineChoice(CoinAllocation, {
   name: "Allocation_ExecuteTransfer",
@@ -125,7 +136,7 @@ export const Allocation_Withdraw = defineChoice(CoinAllocation, {
   interfaceId: AllocationInterface.interfaceId,
   argument: AllocationChoiceArgument,
   controllers: (p) => [p.allocation.transferLeg.sender],
-  body: (ctx, self): Json => ({ senderHoldingCids: [release(ctx, self.payload.lockedCoin)], meta: { values: {} } })
+  body: (ctx, self, arg): Json => unlockAllocation(ctx, self.payload, arg.extraArgs)
 })
 
 export const Allocation_Cancel = defineChoice(CoinAllocation, {
@@ -134,7 +145,7 @@ export const Allocation_Cancel = defineChoice(CoinAllocation, {
   interfaceId: AllocationInterface.interfaceId,
   argument: AllocationChoiceArgument,
   controllers: (p) => allocationControllers(p.allocation),
-  body: (ctx, self): Json => ({ senderHoldingCids: [release(ctx, self.payload.lockedCoin)], meta: { values: {} } })
+  body: (ctx, self, arg): Json => unlockAllocation(ctx, self.payload, arg.extraArgs)
 })
 
 // ---------------------------------------------------------------- the factory

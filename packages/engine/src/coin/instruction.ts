@@ -67,7 +67,12 @@ export const ExtraArgs = Schema.Struct({ context: ChoiceContext, meta: Metadata 
 export type ExtraArgs = typeof ExtraArgs.Type
 
 /** Keys of the choice context (as the real registry names them, with the product renamed). */
-export const ContextKeys = { coinRules: "coin-rules", openRound: "open-round", transferPreapproval: "transfer-preapproval" } as const
+export const ContextKeys = {
+  coinRules: "coin-rules",
+  openRound: "open-round",
+  transferPreapproval: "transfer-preapproval",
+  expireLock: "expire-lock"
+} as const
 
 export const emptyMeta: Metadata = { values: {} }
 

@@ -12,6 +12,7 @@ import {
   Commands,
   DsoView,
   LockedCoin,
+  LockedCoin_OwnerExpireLock,
   type CoinAllocationPayload
 } from "../../src/index.ts"
 import { makeEconomy, op, type Economy } from "../wallet/support.ts"
@@ -129,6 +130,28 @@ describe("token-standard allocation (AllocationFactory_Allocate on ExternalParty
       const refused = yield* Effect.either(submit([venue], "withdraw-venue", Commands.exercise(Allocation_Withdraw, cid, { extraArgs: { context, meta: { values: {} } } })))
       expect(Either.isLeft(refused)).toBe(true)
       expect(coinsOf(e, CoinAllocation.templateId, alice)).toHaveLength(1)
+    })
+  )
+
+  it.effect("once the lock expired and its owner took the coin back, withdraw with expire-lock false closes the allocation", () =>
+    Effect.gen(function* () {
+      const { e, alice, submit, context } = yield* allocated
+      const cid = coinsOf(e, CoinAllocation.templateId, alice)[0]!.created.contractId
+      const locked = coinsOf(e, LockedCoin.templateId, alice)[0]!
+      const lockedAmount = ownedTotal(e, LockedCoin.templateId, alice)
+      const unlockedBefore = ownedTotal(e, Coin.templateId, alice)
+      yield* e.advance(micros.minutes(22))
+      yield* submit([alice], "expire-lock", Commands.exercise(LockedCoin_OwnerExpireLock, locked.created.contractId, {}))
+      yield* e.settle
+      expect(ownedTotal(e, Coin.templateId, alice) - unlockedBefore).toBe(lockedAmount)
+      // The usual context would unlock a coin that is gone: refused.
+      const refused = yield* Effect.either(submit([alice], "withdraw-locked", Commands.exercise(Allocation_Withdraw, cid, { extraArgs: { context, meta: { values: {} } } })))
+      expect(Either.isLeft(refused)).toBe(true)
+      const released = { values: { "expire-lock": { tag: "AV_Bool" as const, value: false } } }
+      yield* submit([alice], "withdraw-released", Commands.exercise(Allocation_Withdraw, cid, { extraArgs: { context: released, meta: { values: {} } } }))
+      yield* e.settle
+      expect(coinsOf(e, CoinAllocation.templateId, alice)).toHaveLength(0)
+      expect(ownedTotal(e, Coin.templateId, alice) - unlockedBefore).toBe(lockedAmount)
     })
   )
 })

@@ -45,7 +45,7 @@ export const ChoiceContextKeys = {
   coinRules: ContextKeys.coinRules,
   openRound: ContextKeys.openRound,
   transferPreapproval: ContextKeys.transferPreapproval,
-  expireLock: "expire-lock"
+  expireLock: ContextKeys.expireLock
 } as const
 
 /** A contract as a choice context discloses it (with debug fields unless excluded). */
