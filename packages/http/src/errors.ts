@@ -536,6 +536,7 @@ export const describe = (error: HandlerError): Described => {
     case "TransferPreapprovalNotFound":
     case "VoteRequestNotFound":
     case "TransferInstructionNotFound":
+    case "AllocationNotFound":
     case "LockedHoldingNotFound":
     case "AcsSnapshotNotFound":
     case "AcsSnapshotNotTakenAt":
@@ -603,6 +604,7 @@ const HANDLED_TAGS: Readonly<Record<HandlerError["_tag"], true>> = {
   TransferPreapprovalNotFound: true,
   VoteRequestNotFound: true,
   TransferInstructionNotFound: true,
+  AllocationNotFound: true,
   LockedHoldingNotFound: true,
   AcsSnapshotNotFound: true,
   AcsSnapshotNotTakenAt: true,

@@ -80,22 +80,24 @@ describe("the Wallet SDK's flows that need the user's own DARs, against --localn
     })
   })
 
-  it("04: the token standard's allocation APIs are declared but not served: 501 with an {error} body, through the scan proxy and on the registry's port", async () => {
-    const contractId = `00${"ab".repeat(33)}`
+  it("04: the token standard's allocation APIs are served, through the scan proxy and on the registry's port: 404 for an id that is no allocation, 400 for a factory request without the allocation", async () => {
+    const contractId = `00${"ab".repeat(32)}`
     const calls = [
-      ["/registry/allocation-instruction/v1/allocation-factory", { choiceArguments: {} }],
-      [`/registry/allocations/v1/${contractId}/choice-contexts/execute-transfer`, {}],
-      [`/registry/allocations/v1/${contractId}/choice-contexts/withdraw`, {}],
-      [`/registry/allocations/v1/${contractId}/choice-contexts/cancel`, {}]
+      ["/registry/allocation-instruction/v1/allocation-factory", { choiceArguments: {} }, 400],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/execute-transfer`, {}, 404],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/withdraw`, {}, 404],
+      [`/registry/allocations/v1/${contractId}/choice-contexts/cancel`, {}, 404]
     ] as const
     const token = await localNetToken()
-    for (const [path, body] of calls) {
+    for (const [path, body, status] of calls) {
       const proxied = await requestWithHost(node.ports.validator, "localhost", `/api/validator/v0/scan-proxy${path}`, { token, body })
       const direct = await requestWithHost(node.ports.registry, "localhost", path, { body })
       for (const reply of [proxied, direct]) {
-        expect(reply.status).toBe(501)
-        expect(reply.json).toEqual({ error: `POST ${path.replace(contractId, ":allocationId")} is not implemented by this node` })
+        expect(reply.status).toBe(status)
+        expect(reply.json).toMatchObject({ error: expect.any(String) })
+        if (status === 404) expect(JSON.stringify(reply.json)).toContain(`allocation ${contractId} not found`)
       }
     }
   })
+
 })

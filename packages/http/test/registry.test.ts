@@ -143,7 +143,12 @@ describe("metadata", () => {
       totalSupply: "25.0000000000",
       totalSupplyAsOf: iso(engine.clock.now),
       decimals: 10,
-      supportedApis: { "splice-api-token-holding-v1": 1, "splice-api-token-transfer-instruction-v1": 1 }
+      supportedApis: {
+        "splice-api-token-holding-v1": 1,
+        "splice-api-token-transfer-instruction-v1": 1,
+        "splice-api-token-allocation-instruction-v1": 1,
+        "splice-api-token-allocation-v1": 1
+      }
     }
     expect((await get(`${node.url}/registry/metadata/v1/instruments`)).json).toEqual({ instruments: [expected] })
     expect((await get(`${node.url}/registry/metadata/v1/instruments?pageSize=5&pageToken=Coin`)).json).toEqual({ instruments: [] })

@@ -1,4 +1,8 @@
-import { CoinPackage, DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
+import {
+  AllocationApiPackage,
+  AllocationInstructionApiPackage,
+  CoinPackage,
+  DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
 import "./coin.ts"
 import "./rules.ts"
 import "./rewards.ts"
@@ -8,6 +12,7 @@ import "./preapproval.ts"
 import "./preapproval-proposal.ts"
 import "./offers.ts"
 import "./instruction.ts"
+import "./allocation.ts"
 import "./delegations.ts"
 import "./governance.ts"
 
@@ -22,9 +27,15 @@ export * from "./preapproval.ts"
 export * from "./preapproval-proposal.ts"
 export * from "./offers.ts"
 export * from "./instruction.ts"
+export * from "./allocation-api.ts"
+export * from "./allocation.ts"
 export * from "./delegations.ts"
 export * from "./governance.ts"
 export * from "./genesis.ts"
 
 /** Every package of the coin model (templates register when their modules load, above). */
-export const ALL_PACKAGES = [CoinPackage, WalletPackage, DsoGovernancePackage, NameServicePackage, HoldingApiPackage, TransferInstructionApiPackage]
+export const ALL_PACKAGES = [CoinPackage, WalletPackage, DsoGovernancePackage, NameServicePackage, HoldingApiPackage,
+  TransferInstructionApiPackage,
+  AllocationApiPackage,
+  AllocationInstructionApiPackage
+]

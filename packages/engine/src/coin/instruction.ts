@@ -26,6 +26,7 @@ import { defineChoice, defineInterface, defineTemplate, type UpdateContext } fro
 import { COIN_INSTRUMENT, LockedCoin_Unlock } from "./coin.ts"
 import { OpenMiningRound, holdingFeeRate } from "./config.ts"
 import { expiryOf, isExpired } from "./expiry.ts"
+import { AllocationFactoryInterface } from "./allocation-api.ts"
 import { CoinPackage, TransferInstructionApiPackage } from "./packages.ts"
 import { TransferPreapproval, TransferPreapproval_Send } from "./preapproval.ts"
 import { CoinRules_Transfer } from "./rules.ts"
@@ -66,7 +67,12 @@ export const ExtraArgs = Schema.Struct({ context: ChoiceContext, meta: Metadata 
 export type ExtraArgs = typeof ExtraArgs.Type
 
 /** Keys of the choice context (as the real registry names them, with the product renamed). */
-export const ContextKeys = { coinRules: "coin-rules", openRound: "open-round", transferPreapproval: "transfer-preapproval" } as const
+export const ContextKeys = {
+  coinRules: "coin-rules",
+  openRound: "open-round",
+  transferPreapproval: "transfer-preapproval",
+  expireLock: "expire-lock"
+} as const
 
 export const emptyMeta: Metadata = { values: {} }
 
@@ -82,7 +88,7 @@ export const TokenTransfer = Schema.Struct({
 })
 export type TokenTransfer = typeof TokenTransfer.Type
 
-const contextCid = (ctx: UpdateContext, context: ChoiceContext, key: string): ContractId => {
+export const contextCid = (ctx: UpdateContext, context: ChoiceContext, key: string): ContractId => {
   const value = context.values[key]
   if (value === undefined || value.tag !== "AV_ContractId") return ctx.fail(`the choice context lacks the contract id ${key}`)
   return value.value
@@ -129,7 +135,7 @@ const failedResult = (changeCids: ReadonlyArray<Json>): Json => ({
 })
 
 /** Releases the locked coin back to the sender (reject, withdraw, expire). */
-const release = (ctx: UpdateContext, lockedCoin: ContractId): ContractId =>
+export const release = (ctx: UpdateContext, lockedCoin: ContractId): ContractId =>
   (ctx.exercise(LockedCoin_Unlock, lockedCoin, {}) as { coinCid: ContractId }).coinCid
 
 export const TransferInstruction_Accept = defineChoice(CoinTransferInstruction, {
@@ -203,7 +209,10 @@ export const ExternalPartyCoinRules = defineTemplate({
   entity: "ExternalPartyCoinRules",
   payload: ExternalPartyCoinRulesPayload,
   signatories: (p) => [p.dso],
-  interfaces: [{ interfaceId: TransferFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: { values: {} } }) }]
+  interfaces: [
+    { interfaceId: TransferFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: { values: {} } }) },
+    { interfaceId: AllocationFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: { values: {} } }) }
+  ]
 })
 
 export const TransferFactoryArgument = Schema.Struct({ expectedAdmin: Party, transfer: TokenTransfer, extraArgs: ExtraArgs })
@@ -212,9 +221,9 @@ export type TransferFactoryArgument = typeof TransferFactoryArgument.Type
 /** Rounds of holding fee a lock reserves for: until executeBefore, plus two. */
 export const lockReserveRounds = (now: number, executeBefore: number, tick: number): number => Math.ceil(Math.max(0, executeBefore - now) / tick) + 2
 
-type TransferResult = { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
+export type TransferResult = { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
 
-const changeOf = (result: TransferResult): ReadonlyArray<Json> => (result.senderChangeCoin === null ? [] : [result.senderChangeCoin])
+export const changeOf = (result: TransferResult): ReadonlyArray<Json> => (result.senderChangeCoin === null ? [] : [result.senderChangeCoin])
 
 const completedResult = (result: TransferResult): Json => ({
   output: { tag: "TransferInstructionResult_Completed", value: { receiverHoldingCids: result.createdCoins.map((c) => c.value) } },

@@ -11,3 +11,5 @@ export const DsoGovernancePackage = new PackageDef("splice-dso-governance", "0.1
 export const NameServicePackage = new PackageDef("splice-coin-name-service", "0.1.14")
 export const HoldingApiPackage = new PackageDef("splice-api-token-holding-v1", "1.0.0")
 export const TransferInstructionApiPackage = new PackageDef("splice-api-token-transfer-instruction-v1", "1.0.0")
+export const AllocationApiPackage = new PackageDef("splice-api-token-allocation-v1", "1.0.0")
+export const AllocationInstructionApiPackage = new PackageDef("splice-api-token-allocation-instruction-v1", "1.0.0")

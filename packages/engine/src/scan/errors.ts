@@ -63,6 +63,15 @@ export class TransferInstructionNotFound extends Schema.TaggedError<TransferInst
   }
 }
 
+export class AllocationNotFound extends Schema.TaggedError<AllocationNotFound>()("AllocationNotFound", { contractId: Schema.String }) {
+  get code(): string {
+    return "CONTRACT_NOT_FOUND"
+  }
+  override get message() {
+    return `allocation ${this.contractId} not found`
+  }
+}
+
 /** Accepting needs the locked holding; it is gone once the lock expired and was released. */
 export class LockedHoldingNotFound extends Schema.TaggedError<LockedHoldingNotFound>()("LockedHoldingNotFound", {
   contractId: Schema.String,
@@ -141,6 +150,7 @@ export type ScanReadError =
   | TransferPreapprovalNotFound
   | VoteRequestNotFound
   | TransferInstructionNotFound
+  | AllocationNotFound
   | LockedHoldingNotFound
   | AcsSnapshotNotFound
   | AcsSnapshotNotTakenAt

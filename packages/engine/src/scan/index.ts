@@ -10,6 +10,7 @@
  * there in a next step.
  */
 export * from "./acs-snapshots.ts"
+export * from "./allocation.ts"
 export * from "./contracts.ts"
 export * from "./errors.ts"
 export * from "./holdings.ts"

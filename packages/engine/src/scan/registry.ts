@@ -45,7 +45,7 @@ export type TransferInstructionContext =
 const isTransferInstruction = (created: CreatedNode): boolean =>
   isTemplate(created, ScanTemplates.coinTransferInstruction) || Object.keys(created.interfaceViews).some((id) => id.endsWith(TRANSFER_INSTRUCTION_INTERFACE))
 
-const beingReassigned = (contractId: string, what: string): ContractNotActive =>
+export const beingReassigned = (contractId: string, what: string): ContractNotActive =>
   new ContractNotActive({ contractId, reason: `${what} is being reassigned to another synchronizer; retry once it is assigned` })
 
 /** An active contract that must be disclosed: 409 while it is in flight. */
@@ -109,13 +109,21 @@ export const transferInstructionContext = (
     }
     return ok({ _tag: "LockReleased" })
   }
+  return lockedContext(context, locked.right)
+}
+
+/** The context of a choice on a locked holding: the coin rules and the newest usable open round with it. */
+export const lockedContext = (
+  context: RegistryContext,
+  lockedHolding: ActiveContract
+): Either.Either<TransferInstructionContext, DsoContractNotFound | ContractNotActive> => {
   const rules = requireAssigned(currentDsoContract(context.logic, context.registry, context.dso, ScanTemplates.coinRules), "the CoinRules contract")
   if (Either.isLeft(rules)) return Either.left(rules.left)
   if (rules.right === undefined) return err(new DsoContractNotFound({ template: "CoinRules" }))
   const round = requireAssigned(latestUsableOpenRound(context), "the open mining round")
   if (Either.isLeft(round)) return Either.left(round.left)
   if (round.right === undefined) return err(new DsoContractNotFound({ template: "OpenMiningRound" }))
-  return ok({ _tag: "Locked", coinRules: rules.right, openRound: round.right, lockedHolding: locked.right })
+  return ok({ _tag: "Locked", coinRules: rules.right, openRound: round.right, lockedHolding })
 }
 
 /** The coin's total supply as of a ledger time. */

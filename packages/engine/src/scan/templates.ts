@@ -19,6 +19,7 @@ export const ScanTemplates = {
   coin: "#splice-coin:Splice.Coin:Coin",
   lockedCoin: "#splice-coin:Splice.Coin:LockedCoin",
   coinTransferInstruction: "#splice-coin:Splice.CoinTransferInstruction:CoinTransferInstruction",
+  coinAllocation: "#splice-coin:Splice.CoinAllocation:CoinAllocation",
   ansRules: "#splice-coin-name-service:Splice.Ans:AnsRules",
   dsoRules: "#splice-dso-governance:Splice.DsoRules:DsoRules",
   voteRequest: "#splice-dso-governance:Splice.DsoRules:VoteRequest"
@@ -26,6 +27,8 @@ export const ScanTemplates = {
 
 /** The token standard's TransferInstruction interface, by module and entity. */
 export const TRANSFER_INSTRUCTION_INTERFACE = ":Splice.Api.Token.TransferInstructionV1:TransferInstruction"
+/** The token standard's Allocation interface, by module and entity. */
+export const ALLOCATION_INTERFACE = ":Splice.Api.Token.AllocationV1:Allocation"
 export const CLOSE_VOTE_REQUEST = "DsoRules_CloseVoteRequest"
 
 /** `#<package name>:<module>:<entity>` of a package-id template id. */

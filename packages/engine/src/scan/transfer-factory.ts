@@ -45,12 +45,13 @@ const required = (
  * (DsoContractNotFound) without the DSO's rules or an open round, 409 while one is being
  * reassigned.
  */
-export const transferFactoryContext = (
+/** The factory (ExternalPartyCoinRules), the coin rules and the newest usable open round, for the coin instrument only. */
+export const factoryContracts = (
   context: RegistryContext,
-  request: TransferFactoryRequest
-): Either.Either<TransferFactoryContext, InstrumentNotFound | DsoContractNotFound | ContractNotActive> => {
-  if (request.instrumentId !== COIN_INSTRUMENT || request.instrumentAdmin !== context.dso) {
-    return Either.left(new InstrumentNotFound({ instrumentId: request.instrumentId }))
+  instrument: { readonly instrumentAdmin: string; readonly instrumentId: string }
+): Either.Either<Omit<TransferFactoryContext, "transferKind">, InstrumentNotFound | DsoContractNotFound | ContractNotActive> => {
+  if (instrument.instrumentId !== COIN_INSTRUMENT || instrument.instrumentAdmin !== context.dso) {
+    return Either.left(new InstrumentNotFound({ instrumentId: instrument.instrumentId }))
   }
   const dsoContract = (reference: string, what: string) =>
     requireAssigned(currentDsoContract(context.logic, context.registry, context.dso, reference), what)
@@ -58,7 +59,14 @@ export const transferFactoryContext = (
     factory: required(dsoContract(ScanTemplates.externalPartyCoinRules, "the ExternalPartyCoinRules contract"), "ExternalPartyCoinRules"),
     coinRules: required(dsoContract(ScanTemplates.coinRules, "the CoinRules contract"), "CoinRules"),
     openRound: required(requireAssigned(latestUsableOpenRound(context), "the open mining round"), "OpenMiningRound")
-  }).pipe(
+  })
+}
+
+export const transferFactoryContext = (
+  context: RegistryContext,
+  request: TransferFactoryRequest
+): Either.Either<TransferFactoryContext, InstrumentNotFound | DsoContractNotFound | ContractNotActive> => {
+  return factoryContracts(context, request).pipe(
     Either.map((found): TransferFactoryContext => {
       if (request.sender === request.receiver) return { ...found, transferKind: "self" }
       const preapproval = livePreapprovalOf(context, request.receiver)

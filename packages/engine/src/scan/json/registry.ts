@@ -45,7 +45,7 @@ export const ChoiceContextKeys = {
   coinRules: ContextKeys.coinRules,
   openRound: ContextKeys.openRound,
   transferPreapproval: ContextKeys.transferPreapproval,
-  expireLock: "expire-lock"
+  expireLock: ContextKeys.expireLock
 } as const
 
 /** A contract as a choice context discloses it (with debug fields unless excluded). */
@@ -96,7 +96,9 @@ export const REGISTRY_SUPPORTED_APIS: Readonly<Record<string, number>> = { "spli
 /** The APIs the native coin supports. */
 export const COIN_SUPPORTED_APIS: Readonly<Record<string, number>> = {
   "splice-api-token-holding-v1": 1,
-  "splice-api-token-transfer-instruction-v1": 1
+  "splice-api-token-transfer-instruction-v1": 1,
+  "splice-api-token-allocation-instruction-v1": 1,
+  "splice-api-token-allocation-v1": 1
 }
 
 /** The native coin as the registry's metadata API describes it (token-standard-metadata-v1 Instrument). */
