@@ -78,13 +78,17 @@ const httpVersionOf = (request: HttpServerRequest.HttpServerRequest): string | u
   return typeof source?.httpVersion === "string" ? source.httpVersion : undefined
 }
 
+/** The methods the surfaces route; any other is answered here, in the surface's 404 shape. */
+const ROUTED_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+
 /** Wraps the app: answers unroutable paths and requests without Host before routing. */
 export const guardRequest = <E, R>(app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const path = pathOf(request.url)
     const surface = surfaceOfPath(path)
     const unroutable = unroutablePath(path, surface)
-    if (unroutable !== undefined) {
+    // No surface has a route for other methods (PROPFIND, LOCK, TRACE, ...); the router would answer them a bodiless 404.
+    if (unroutable !== undefined || !ROUTED_METHODS.has(request.method)) {
       // The path as received (not decoded), cut short: it may be long.
       return Effect.succeed(answer(surface, new RouteNotFound({ method: request.method, path: path.length > 200 ? `${path.slice(0, 200)}...` : path })))
     }

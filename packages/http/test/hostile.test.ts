@@ -164,6 +164,14 @@ describe("paths match exactly", () => {
     expect((await call(`${node.url}/registry/metadata/v1/instruments`)).status).toBe(200)
   })
 
+  it("a method no surface routes (PROPFIND, LOCK) is 404 in the surface's shape, not a bodiless 404", async () => {
+    for (const method of ["PROPFIND", "LOCK"]) {
+      expect(cantonShape(await call(`${node.url}/v2/version`, { method, token: node.admin }), 404, "ROUTE_NOT_FOUND").cause).toContain(`no route for ${method}`)
+      expect(errorShape(await call(`${node.url}/api/scan/v0/dso`, { method }), 404)).toContain(`no route for ${method}`)
+      expect(errorShape(await call(`${node.url}/nowhere`, { method }), 404)).toContain("no route")
+    }
+  })
+
   it("paths are case-sensitive", async () => {
     cantonShape(await call(`${node.url}/v2/Users`, { token: node.admin }), 404, "ROUTE_NOT_FOUND")
     errorShape(await call(`${node.url}/api/scan/v0/DSO`), 404)
