@@ -57,6 +57,13 @@ export const checkedAmount = (value: Amount, what: string): Amount => {
   return value
 }
 
+/**
+ * Amounts the engine parsed: the same payload texts (rates, prices, coin amounts) are parsed on
+ * every transfer. Bounded: cleared when full (a pure memo, the result never depends on it).
+ */
+const amountsOf = new Map<string, Amount>()
+const AMOUNTS_OF_LIMIT = 8192
+
 const OVERSIZED_PATTERN = /^-?\d{29,}(\.\d{1,10})?$/
 
 /**
@@ -64,9 +71,13 @@ const OVERSIZED_PATTERN = /^-?\d{29,}(\.\d{1,10})?$/
  * well-formed decimal beyond 28 integer digits is the result of arithmetic that overflowed.
  */
 export const amountOf = (text: string): Amount => {
+  const known = amountsOf.get(text)
+  if (known !== undefined) return known
   const value = parseAmount(text)
   if (value === undefined && OVERSIZED_PATTERN.test(text)) throw new ArithmeticError(`ArithmeticError: ${text} is outside Numeric 10's range`)
   invariant(value !== undefined, () => `not a Numeric 10 amount: ${JSON.stringify(text)}`)
+  if (amountsOf.size >= AMOUNTS_OF_LIMIT) amountsOf.clear()
+  amountsOf.set(text, value)
   return value
 }
 

@@ -35,8 +35,24 @@ export const toIso = (t: Micros): string => {
 
 const ISO_PATTERN = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/
 
+/**
+ * Parsed texts: the engine parses the same few times (a round's opensAt, a preapproval's expiresAt)
+ * on every transfer. Bounded: cleared when full (a pure memo, the result never depends on it).
+ */
+const parsedIso = new Map<string, Micros | undefined>()
+const PARSED_ISO_LIMIT = 4096
+
 /** Parses ISO-8601 date-times down to microseconds; returns undefined for anything else. */
 export const parseIso = (text: string): Micros | undefined => {
+  const known = parsedIso.get(text)
+  if (known !== undefined || parsedIso.has(text)) return known
+  if (parsedIso.size >= PARSED_ISO_LIMIT) parsedIso.clear()
+  const value = parseIsoText(text)
+  parsedIso.set(text, value)
+  return value
+}
+
+const parseIsoText = (text: string): Micros | undefined => {
   const m = ISO_PATTERN.exec(text)
   if (m === null) return undefined
   const [, base, fraction = "", zone] = m

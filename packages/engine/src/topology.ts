@@ -140,7 +140,7 @@ export class TopologyState {
 
   /** Every participant hosting any of the parties, sorted. */
   participantsOf(parties: ReadonlyArray<PartyId>): ReadonlyArray<ParticipantUid> {
-    const key = parties.join(",")
+    const key = parties.length === 1 ? parties[0]! : parties.join(",")
     const cached = this.participantsCache.get(key)
     if (cached !== undefined) return cached
     const result = new Set<ParticipantUid>()

@@ -118,6 +118,9 @@ export const currentAmount = (amount: ExpiringAmount, round: number): Amount => 
   return p.value
 }
 
+/** A coin's initial amount (parsed once per payload, like its value). */
+export const initialAmount = (amount: ExpiringAmount): Amount => parsed(amount).initial
+
 /** Dust: a coin whose initial amount is below the fee it has accrued (it is worth nothing). */
 export const isDust = (amount: ExpiringAmount, round: number): boolean => {
   const p = parsed(amount)

@@ -165,8 +165,14 @@ export const ClosedMiningRound = defineTemplate({
 })
 
 /** Holding fee per round in coin for a coin created in this round: USD rate divided by the price. */
-export const holdingFeeRate = (round: OpenMiningRoundPayload): Amount =>
-  divAmount(amountOf(round.transferConfigUsd.holdingFee.rate), amountOf(round.coinPrice))
+export const holdingFeeRate = (round: OpenMiningRoundPayload): Amount => {
+  let rate = holdingFeeRates.get(round)
+  if (rate === undefined) holdingFeeRates.set(round, (rate = divAmount(amountOf(round.transferConfigUsd.holdingFee.rate), amountOf(round.coinPrice))))
+  return rate
+}
+
+/** Payloads are immutable: a round's fee rate is computed once however many coins it creates. */
+const holdingFeeRates = new WeakMap<OpenMiningRoundPayload, Amount>()
 
 /** Converts USD to coin at the round's price. */
 export const usdToCoin = (usd: Amount, round: { readonly coinPrice: string }): Amount => divAmount(usd, amountOf(round.coinPrice))

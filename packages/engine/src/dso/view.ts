@@ -77,12 +77,20 @@ export class DsoView {
 
   /** The newest round open at `now`: the one transfers should use. */
   latestOpenRound(now: Micros): TypedContract<OpenMiningRoundPayload> | undefined {
-    let best: TypedContract<OpenMiningRoundPayload> | undefined
-    for (const round of this.openRounds()) {
-      if ((parseIso(round.payload.opensAt) ?? Number.MAX_SAFE_INTEGER) > now) continue
-      if (best === undefined || roundOf(round.payload) > roundOf(best.payload)) best = round
+    // The ACS's view walked once (no sorted list built: the newest open round is the largest number;
+    // among equal numbers the first in the ACS's order, as in openRounds' stable order).
+    let best: ActiveContract | undefined
+    let bestRound = 0
+    for (const c of this.sv.acs.ofTemplate(OpenMiningRound.templateId, this.dso)) {
+      const payload = c.created.createArguments as unknown as OpenMiningRoundPayload
+      if ((parseIso(payload.opensAt) ?? Number.MAX_SAFE_INTEGER) > now) continue
+      const round = roundOf(payload)
+      if (best === undefined || round > bestRound) {
+        best = c
+        bestRound = round
+      }
     }
-    return best
+    return best === undefined ? undefined : typed<OpenMiningRoundPayload>(best)
   }
 
   /** Issuing rounds whose coupons can be minted at `now`. */

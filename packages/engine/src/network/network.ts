@@ -137,62 +137,88 @@ export interface RemoteRoute {
   readonly send: (from: Address, to: Address, message: Message, ordered: boolean) => void
 }
 
-/** Binary min-heap of deliveries ordered by (at, seq). */
+/**
+ * Binary min-heap of deliveries ordered by (at, seq). The keys are kept beside the deliveries in
+ * arrays of numbers, so that sifting compares contiguous doubles instead of reading each delivery
+ * object (in the large scenario the pop was a tenth of the run's CPU: reading a delivery object per
+ * comparison and the swaps' temporary arrays). Sifts move a hole instead of swapping. (at, seq) is a
+ * total order (seq is unique), so the order of deliveries is the same as any other heap's.
+ */
 export class DeliveryQueue {
-  private readonly heap: Array<Delivery> = []
+  private readonly items: Array<Delivery> = []
+  private readonly ats: Array<number> = []
+  private readonly seqs: Array<number> = []
 
   get size(): number {
-    return this.heap.length
+    return this.items.length
   }
 
   peek(): Delivery | undefined {
-    return this.heap[0]
+    return this.items[0]
   }
 
   push(delivery: Delivery): void {
-    const heap = this.heap
-    heap.push(delivery)
-    let i = heap.length - 1
+    const { items, ats, seqs } = this
+    const at = delivery.at
+    const seq = delivery.seq
+    let i = items.length
+    items.push(delivery)
+    ats.push(at)
+    seqs.push(seq)
     while (i > 0) {
       const parent = (i - 1) >> 1
-      if (!before(heap[i]!, heap[parent]!)) break
-      ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
+      const parentAt = ats[parent]!
+      if (parentAt < at || (parentAt === at && seqs[parent]! < seq)) break
+      items[i] = items[parent]!
+      ats[i] = parentAt
+      seqs[i] = seqs[parent]!
       i = parent
     }
+    items[i] = delivery
+    ats[i] = at
+    seqs[i] = seq
   }
 
   pop(): Delivery | undefined {
-    const heap = this.heap
-    const top = heap[0]
-    const last = heap.pop()
-    if (top === undefined || last === undefined || heap.length === 0) return top
-    heap[0] = last
+    const { items, ats, seqs } = this
+    const top = items[0]
+    if (top === undefined) return undefined
+    const last = items.pop()!
+    const lastAt = ats.pop()!
+    const lastSeq = seqs.pop()!
+    const size = items.length
+    if (size === 0) return top
     let i = 0
     for (;;) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let smallest = i
-      if (left < heap.length && before(heap[left]!, heap[smallest]!)) smallest = left
-      if (right < heap.length && before(heap[right]!, heap[smallest]!)) smallest = right
-      if (smallest === i) break
-      ;[heap[i], heap[smallest]] = [heap[smallest]!, heap[i]!]
-      i = smallest
+      let child = 2 * i + 1
+      if (child >= size) break
+      const right = child + 1
+      if (right < size && (ats[right]! < ats[child]! || (ats[right] === ats[child] && seqs[right]! < seqs[child]!))) child = right
+      const childAt = ats[child]!
+      if (lastAt < childAt || (lastAt === childAt && lastSeq < seqs[child]!)) break
+      items[i] = items[child]!
+      ats[i] = childAt
+      seqs[i] = seqs[child]!
+      i = child
     }
+    items[i] = last
+    ats[i] = lastAt
+    seqs[i] = lastSeq
     return top
   }
 
   /** Removes every delivery matching the predicate (used when a node crashes). */
   removeWhere(predicate: (delivery: Delivery) => boolean): ReadonlyArray<Delivery> {
-    const removed = this.heap.filter(predicate)
+    const removed = this.items.filter(predicate)
     if (removed.length === 0) return removed
-    const kept = this.heap.filter((d) => !predicate(d))
-    this.heap.length = 0
+    const kept = this.items.filter((d) => !predicate(d))
+    this.items.length = 0
+    this.ats.length = 0
+    this.seqs.length = 0
     for (const d of kept) this.push(d)
     return removed
   }
 }
-
-const before = (a: Delivery, b: Delivery): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq)
 
 /**
  * The event-queue network shared by both drivers. `now` is read from the driver through a

@@ -217,7 +217,8 @@ export interface ParticipantStats {
 export const MAX_DEDUPLICATION: Micros = micros.days(7)
 
 export const commandKeyOf = (commandId: string, actAs: ReadonlyArray<PartyId>): string =>
-  [...actAs].sort().join(",") + "|" + commandId
+  // One submitter almost always (every participant computes the key on every commit): no copy, sort or join.
+  (actAs.length === 1 ? actAs[0]! : [...actAs].sort().join(",")) + "|" + commandId
 
 export interface ParticipantConfig {
   readonly uid: ParticipantUid

@@ -17,6 +17,7 @@ import {
   ValidatorLivenessActivityRecord,
   ValidatorRewardCoupon,
   currentAmount,
+  initialAmount,
   type AcceptedTransferOfferPayload,
   type CoinPayload,
   type LockedCoinPayload,
@@ -57,17 +58,21 @@ export const balanceOf = (wallet: WalletContext, party: PartyId, now: Micros): {
   let unlocked = 0n
   let locked = 0n
   let holdingFees = 0n
-  for (const c of coinsOf(wallet, party)) {
-    const amount = payloadOf<CoinPayload>(c).amount
-    const value = currentAmount(amount, round)
+  // The ACS's views walked in place (every transfer checks its receiver's balance).
+  const acs = wallet.participant.logic.acs
+  for (const c of acs.ofTemplate(Coin.templateId, party)) {
+    const payload = payloadOf<CoinPayload>(c)
+    if (payload.owner !== party) continue
+    const value = currentAmount(payload.amount, round)
     unlocked += value
-    holdingFees += amountOf(amount.initialAmount) - value
+    holdingFees += initialAmount(payload.amount) - value
   }
-  for (const c of lockedCoinsOf(wallet, party)) {
-    const amount = payloadOf<LockedCoinPayload>(c).coin.amount
-    const value = currentAmount(amount, round)
+  for (const c of acs.ofTemplate(LockedCoin.templateId, party)) {
+    const coin = payloadOf<LockedCoinPayload>(c).coin
+    if (coin.owner !== party) continue
+    const value = currentAmount(coin.amount, round)
     locked += value
-    holdingFees += amountOf(amount.initialAmount) - value
+    holdingFees += initialAmount(coin.amount) - value
   }
   invariant(unlocked >= 0n && locked >= 0n && holdingFees >= 0n, "balances are never negative")
   return { round, unlocked, locked, holdingFees }
