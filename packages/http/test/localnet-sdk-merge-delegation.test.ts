@@ -15,6 +15,13 @@ import { localNetToken, startLocalNet, type LocalNetNode } from "./localnet-supp
 /** The example's package id of splice-util-token-standard-wallet 1.0.0. */
 const SPLICE_UTIL_TOKEN_STANDARD_WALLET_PACKAGE_ID = "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac"
 
+/** The SDK's ACS reader as it is at run time (its published types do not resolve readJsContracts here). */
+type JsContractReader = {
+  readJsContracts(options: { parties: Array<string>; templateIds: Array<string>; filterByParty: boolean }): Promise<Array<{ contractId: string; createArgument: unknown }>>
+}
+
+const TEMPLATE_PREFIX = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation"
+
 // ArchivePayload { minor = "1" (3), daml_lf_2 = <a Package> (4) }: a Daml-LF 2.1 package.
 const DAML_LF_PAYLOAD = Uint8Array.of(0x1a, 0x01, 0x31, 0x22, 0x02, 0x08, 0x01)
 
@@ -75,6 +82,17 @@ describe("the Wallet SDK's 08-merge-delegation against --localnet", () => {
     await sdk.ledger.prepare({ partyId: alice.partyId, commands: propose }).sign(aliceKeys.privateKey).execute({ partyId: alice.partyId })
     await sdk.token.utxos.delegatedMerge.approve({ owner: alice.partyId })
     await sdk.token.utxos.delegatedMerge.execute({ party: alice.partyId })
+
+    const reader = sdk.ledger.acsReader as unknown as JsContractReader
+    const delegations = await reader.readJsContracts({ parties: [alice.partyId], templateIds: [`${TEMPLATE_PREFIX}:MergeDelegation`], filterByParty: true })
+    expect(delegations.length).toBe(1)
+    const operator = (delegations[0]!.createArgument as { operator: string }).operator
+    expect(await reader.readJsContracts({ parties: [alice.partyId], templateIds: [`${TEMPLATE_PREFIX}:MergeDelegationProposal`], filterByParty: true })).toEqual([])
+    // A merge call without a transfer is refused, as upstream's requires one.
+    const emptyMerge = { templateId: `${TEMPLATE_PREFIX}:MergeDelegation`, contractId: delegations[0]!.contractId, choice: "MergeDelegation_Merge", choiceArgument: { optMergeTransfer: null } }
+    await expect(sdk.ledger.internal.submit({ commands: [{ ExerciseCommand: emptyMerge }], actAs: [operator] })).rejects.toMatchObject({
+      cause: expect.stringContaining("at least one of optMergeTransfer or optExtraTransfer must be provided")
+    })
 
     const utxos = await sdk.token.utxos.list({ partyId: alice.partyId })
     expect(utxos.map((u) => [u.interfaceViewValue.instrumentId.id, u.interfaceViewValue.amount])).toEqual([["Amulet", "300.0000000000"]])

@@ -2,7 +2,7 @@
  * Splice's token-standard merge delegation (package splice-util-token-standard-wallet, module
  * Splice.Util.Token.Wallet.MergeDelegation), as the Wallet SDK's `token.utxos.delegatedMerge` uses
  * it: the owner proposes a MergeDelegation to an operator (its wallet provider), the operator
- * accepts; the operator's BatchMergeUtility then merges owners' holdings, each merge a
+ * accepts (MergeDelegationProposal_Accept); the operator's BatchMergeUtility then merges owners' holdings, each merge a
  * token-standard TransferFactory_Transfer self-transfer made with the owner's authority (the owner
  * signs the MergeDelegation).
  *
@@ -45,15 +45,14 @@ export const TokenMergeDelegationProposal_Accept = defineChoice(TokenMergeDelega
   body: (ctx, self): Json => ({ delegationCid: ctx.create(TokenMergeDelegation, self.payload.delegation) })
 })
 
-export const TokenMergeDelegationProposal_Withdraw = defineChoice(TokenMergeDelegationProposal, {
-  name: "MergeDelegationProposal_Withdraw",
-  consuming: true,
-  argument: Schema.Struct({}),
-  controllers: (p) => [p.delegation.owner],
-  body: (): Json => ({})
-})
-
+/** Upstream's TransferCall: a TransferFactory_Transfer to exercise on a factory. */
 export const TokenMergeTransfer = Schema.Struct({ factoryCid: ContractIdRef, choiceArg: TransferFactoryArgument })
+
+export const TokenMergeArgument = Schema.Struct({
+  optMergeTransfer: Schema.NullOr(TokenMergeTransfer),
+  /** Upstream's extra transfer from the operator to the owner within the merge; Sandnet refuses one (not made yet). */
+  optExtraTransfer: Schema.optional(Schema.NullOr(TokenMergeTransfer))
+})
 
 /**
  * The operator merges the owner's holdings: a TransferFactory_Transfer whose sender and receiver
@@ -62,25 +61,15 @@ export const TokenMergeTransfer = Schema.Struct({ factoryCid: ContractIdRef, cho
 export const TokenMergeDelegation_Merge = defineChoice(TokenMergeDelegation, {
   name: "MergeDelegation_Merge",
   consuming: false,
-  argument: Schema.Struct({ optMergeTransfer: Schema.NullOr(TokenMergeTransfer) }),
+  argument: TokenMergeArgument,
   controllers: (p) => [p.operator],
   body: (ctx, self, arg): Json => {
+    ctx.require(arg.optExtraTransfer === undefined || arg.optExtraTransfer === null, "Sandnet does not make a merge's extra transfer (optExtraTransfer) yet")
     const merge = arg.optMergeTransfer
-    if (merge === null) return { optMergeResult: null }
+    if (merge === null) return ctx.fail("at least one of optMergeTransfer or optExtraTransfer must be provided")
     const t = merge.choiceArg.transfer
     ctx.require(t.sender === self.payload.owner && t.receiver === self.payload.owner, "a merge is a self-transfer of the delegation's owner")
     return { optMergeResult: ctx.exercise(TransferFactory_Transfer, merge.factoryCid, merge.choiceArg) }
-  }
-})
-
-export const TokenMergeDelegation_Terminate = defineChoice(TokenMergeDelegation, {
-  name: "MergeDelegation_Terminate",
-  consuming: true,
-  argument: Schema.Struct({ actor: Party }),
-  controllers: (_p, arg) => [arg.actor],
-  body: (ctx, self, arg): Json => {
-    ctx.require(arg.actor === self.payload.owner || arg.actor === self.payload.operator, "the actor is neither the owner nor the operator")
-    return {}
   }
 })
 
@@ -97,7 +86,7 @@ export const TokenBatchMergeUtility_BatchMerge = defineChoice(TokenBatchMergeUti
   name: "BatchMergeUtility_BatchMerge",
   consuming: false,
   argument: Schema.Struct({
-    mergeCalls: Schema.Array(Schema.Struct({ delegationCid: ContractIdRef, choiceArg: Schema.Struct({ optMergeTransfer: Schema.NullOr(TokenMergeTransfer) }) }))
+    mergeCalls: Schema.Array(Schema.Struct({ delegationCid: ContractIdRef, choiceArg: TokenMergeArgument }))
   }),
   controllers: (p) => [p.operator],
   body: (ctx, _self, arg): Json => ({ results: arg.mergeCalls.map((c) => ctx.exercise(TokenMergeDelegation_Merge, c.delegationCid, c.choiceArg)) })
