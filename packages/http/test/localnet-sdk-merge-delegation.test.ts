@@ -47,17 +47,19 @@ describe("the Wallet SDK's 08-merge-delegation against --localnet", () => {
   })
   afterAll(() => node.close())
 
-  const postDar = async (bytes: Uint8Array) =>
-    fetch(`http://127.0.0.1:${node.ports.appUserLedger}/v2/packages`, {
+  const postDar = async (bytes: Uint8Array, path = "/v2/packages") =>
+    fetch(`http://127.0.0.1:${node.ports.appUserLedger}${path}`, {
       method: "POST",
       headers: { authorization: `Bearer ${await localNetToken()}`, "content-type": "application/octet-stream" },
       body: bytes
     })
 
-  it("splice-util-token-standard-wallet's DAR uploads (200); another Daml-LF DAR is still 501", async () => {
+  it("splice-util-token-standard-wallet's DAR validates and uploads (200); another Daml-LF DAR is still 501", async () => {
+    expect((await postDar(damlLfDarNamed("splice-util-token-standard-wallet", "1.0.0"), "/v2/dars/validate")).status).toBe(200)
     const spliceReply = await postDar(damlLfDarNamed("splice-util-token-standard-wallet", "1.0.0"))
     expect(spliceReply.status).toBe(200)
     expect(await spliceReply.json()).toEqual({})
+    expect((await postDar(damlLfDarNamed("my-token-wallet", "1.0.0"), "/v2/dars/validate")).status).toBe(501)
     const otherReply = await postDar(damlLfDarNamed("my-token-wallet", "1.0.0"))
     expect(otherReply.status).toBe(501)
     expect(await otherReply.json()).toMatchObject({ code: "UNSUPPORTED_OPERATION" })
