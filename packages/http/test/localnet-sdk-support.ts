@@ -61,7 +61,8 @@ export const ensureGlobalWebSocket = () => {
 
 /**
  * What the SDK expects of its environment that Node 20 and this machine lack: `Object.groupBy`
- * (Node 21; the SDK's utxos.merge groups holdings with it) and a name `scan.localhost` that resolves
+ * (Node 21; the SDK's utxos.merge groups holdings with it), `Set.prototype.union` (Node 22; the
+ * SDK's ACS reader, which delegatedMerge uses, merges archived contract ids with it) and a name `scan.localhost` that resolves
  * to the loopback address (LocalNet's docs add an /etc/hosts line; the tests resolve it in-process).
  */
 export const ensureSdkEnvironment = () => {
@@ -74,6 +75,12 @@ export const ensureSdkEnvironment = () => {
       return groups
     }
     Object.assign(Object, { groupBy })
+  }
+  if (!("union" in Set.prototype)) {
+    const union = function <T>(this: ReadonlySet<T>, other: Iterable<T>): Set<T> {
+      return new Set([...this, ...other])
+    }
+    Object.defineProperty(Set.prototype, "union", { value: union, writable: true, configurable: true })
   }
   const lookup = dns.lookup as unknown as { readonly scanLocalhost?: true } & ((hostname: string, ...rest: Array<unknown>) => void)
   if (lookup.scanLocalhost === true) return

@@ -2,7 +2,7 @@ import {
   AllocationApiPackage,
   AllocationInstructionApiPackage,
   CoinPackage,
-  DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
+  DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TokenStandardWalletPackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
 import "./coin.ts"
 import "./rules.ts"
 import "./rewards.ts"
@@ -14,6 +14,7 @@ import "./offers.ts"
 import "./instruction.ts"
 import "./allocation.ts"
 import "./delegations.ts"
+import "./token-wallet-merge.ts"
 import "./governance.ts"
 
 export * from "./packages.ts"
@@ -30,6 +31,7 @@ export * from "./instruction.ts"
 export * from "./allocation-api.ts"
 export * from "./allocation.ts"
 export * from "./delegations.ts"
+export * from "./token-wallet-merge.ts"
 export * from "./governance.ts"
 export * from "./genesis.ts"
 
@@ -37,5 +39,6 @@ export * from "./genesis.ts"
 export const ALL_PACKAGES = [CoinPackage, WalletPackage, DsoGovernancePackage, NameServicePackage, HoldingApiPackage,
   TransferInstructionApiPackage,
   AllocationApiPackage,
-  AllocationInstructionApiPackage
+  AllocationInstructionApiPackage,
+  TokenStandardWalletPackage
 ]

@@ -13,3 +13,5 @@ export const HoldingApiPackage = new PackageDef("splice-api-token-holding-v1", "
 export const TransferInstructionApiPackage = new PackageDef("splice-api-token-transfer-instruction-v1", "1.0.0")
 export const AllocationApiPackage = new PackageDef("splice-api-token-allocation-v1", "1.0.0")
 export const AllocationInstructionApiPackage = new PackageDef("splice-api-token-allocation-instruction-v1", "1.0.0")
+/** Splice's token-standard wallet utilities (LocalNet ships its DAR; the Wallet SDK's delegatedMerge uses it). */
+export const TokenStandardWalletPackage = new PackageDef("splice-util-token-standard-wallet", "1.0.0")

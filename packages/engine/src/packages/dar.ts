@@ -155,7 +155,7 @@ const centralDirectoryCrcs = (bytes: Uint8Array): ReadonlyMap<string, number> | 
   return crcs
 }
 
-const unzip = (
+export const unzipDar = (
   bytes: Uint8Array,
   limit: number
 ): Either.Either<Readonly<Record<string, Uint8Array>>, DarNotAZip | DarTooLarge> => {
@@ -190,7 +190,7 @@ const unzip = (
  */
 export const readDar = (bytes: Uint8Array, options: ReadDarOptions = {}): Either.Either<Dar, DarReadError> =>
   Either.gen(function* () {
-    const files = yield* unzip(bytes, options.maxInflatedBytes ?? DEFAULT_MAX_DAR_INFLATED_BYTES)
+    const files = yield* unzipDar(bytes, options.maxInflatedBytes ?? DEFAULT_MAX_DAR_INFLATED_BYTES)
     const entries = Object.keys(files).sort()
     const manifestBytes = files[MANIFEST_PATH]
     if (manifestBytes === undefined) return yield* Either.left(new DarManifestMissing({ entries }))

@@ -33,7 +33,26 @@ export const validateDar = (
   options: { readonly againstVetted: boolean }
 ): Either.Either<Packages.DarCheck, Packages.PackageUploadError> => {
   const node = ledgerParticipant(network)
-  return node.packages.validateDar(bytes, options.againstVetted ? { vettedOnSynchronizer: [...node.vetted] } : {})
+  return Either.orElse(node.packages.validateDar(bytes, options.againstVetted ? { vettedOnSynchronizer: [...node.vetted] } : {}), (error) =>
+    nativeSpliceDar(network, bytes, error)
+  )
+}
+
+/**
+ * A refused Daml-LF DAR that is one of Splice's own (Packages.SPLICE_DARS), whose package Sandnet
+ * implements: accepted as it stands, nothing added (the built-in package is served and vetted).
+ */
+const nativeSpliceDar = (
+  network: LedgerNetwork,
+  bytes: Uint8Array,
+  error: Packages.PackageUploadError
+): Either.Either<Packages.DarCheck, Packages.PackageUploadError> => {
+  if (error._tag !== "DamlLfNotExecuted") return Either.left(error)
+  const builtIns = builtInPackages(network.registry)
+  const recognized = Packages.recognizeSpliceDar(bytes, error, (name, version) =>
+    builtIns.find((p) => p.description.name === name && p.description.version === version)?.description
+  )
+  return recognized === undefined ? Either.left(error) : Either.right({ dar: recognized.dar, mainPackageId: recognized.dar.main.packageId, packages: [] })
 }
 
 /**
@@ -47,7 +66,9 @@ export const uploadDar = (
   options: { readonly vet: boolean }
 ): Either.Either<Packages.DarUpload, Packages.PackageUploadError> => {
   const node = ledgerParticipant(network)
-  const upload = node.packages.uploadDar(bytes, uploadedAt, options.vet ? { vettedOnSynchronizer: [...node.vetted] } : {})
+  const upload = Either.orElse(node.packages.uploadDar(bytes, uploadedAt, options.vet ? { vettedOnSynchronizer: [...node.vetted] } : {}), (error) =>
+    Either.map(nativeSpliceDar(network, bytes, error), (check): Packages.DarUpload => ({ ...check, registry: node.packages, added: [] }))
+  )
   if (Either.isRight(upload)) {
     for (const participant of network.participants) participant.logic.takeUpload(upload.right.packages, uploadedAt, options.vet)
   }
