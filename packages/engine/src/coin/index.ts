@@ -2,7 +2,7 @@ import {
   AllocationApiPackage,
   AllocationInstructionApiPackage,
   CoinPackage,
-  DsoGovernancePackage, HoldingApiPackage, NameServicePackage, TokenStandardWalletPackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
+  DsoGovernancePackage, FeaturedAppProxiesPackage, HoldingApiPackage, NameServicePackage, TokenStandardWalletPackage, TransferInstructionApiPackage, WalletPackage } from "./packages.ts"
 import "./coin.ts"
 import "./rules.ts"
 import "./rewards.ts"
@@ -15,6 +15,7 @@ import "./instruction.ts"
 import "./allocation.ts"
 import "./delegations.ts"
 import "./token-wallet-merge.ts"
+import "./featured-app-proxy.ts"
 import "./governance.ts"
 
 export * from "./packages.ts"
@@ -32,6 +33,7 @@ export * from "./allocation-api.ts"
 export * from "./allocation.ts"
 export * from "./delegations.ts"
 export * from "./token-wallet-merge.ts"
+export * from "./featured-app-proxy.ts"
 export * from "./governance.ts"
 export * from "./genesis.ts"
 
@@ -40,5 +42,6 @@ export const ALL_PACKAGES = [CoinPackage, WalletPackage, DsoGovernancePackage, N
   TransferInstructionApiPackage,
   AllocationApiPackage,
   AllocationInstructionApiPackage,
-  TokenStandardWalletPackage
+  TokenStandardWalletPackage,
+  FeaturedAppProxiesPackage
 ]

@@ -15,3 +15,5 @@ export const AllocationApiPackage = new PackageDef("splice-api-token-allocation-
 export const AllocationInstructionApiPackage = new PackageDef("splice-api-token-allocation-instruction-v1", "1.0.0")
 /** Splice's token-standard wallet utilities (LocalNet ships its DAR; the Wallet SDK's delegatedMerge uses it). */
 export const TokenStandardWalletPackage = new PackageDef("splice-util-token-standard-wallet", "1.0.0")
+/** Splice's featured-app proxies (LocalNet ships its DAR; the Wallet SDK's token.transfer.delegatedProxy uses it). */
+export const FeaturedAppProxiesPackage = new PackageDef("splice-util-featured-app-proxies", "1.1.0")

@@ -10,7 +10,7 @@
  * beneficiary is an observer so that its node sees (and can redeem) them.
  */
 import { Schema } from "effect"
-import { Bool, ContractIdRef, Numeric, Party, Text, Timestamp, amountOf, toIso, type Json, type PartyId } from "@sandnet/core"
+import { Bool, ContractIdRef, Numeric, ONE, Party, Text, Timestamp, amountOf, formatAmount, parseAmount, toIso, type Json, type PartyId } from "@sandnet/core"
 import { defineChoice, defineTemplate, type UpdateContext } from "../ledger/template.ts"
 import { ClosedMiningRound, OpenMiningRound } from "./config.ts"
 import { CoinPackage } from "./packages.ts"
@@ -133,6 +133,39 @@ export const FeaturedAppRight_Cancel = defineChoice(FeaturedAppRight, {
   argument: Schema.Struct({}),
   controllers: (p) => [p.provider],
   body: (): Json => ({})
+})
+
+/** One beneficiary of a featured app's activity marker and its share (weights add up to at most 1). */
+export const AppRewardBeneficiary = Schema.Struct({ beneficiary: Party, weight: Schema.Union(Numeric, Schema.Number) })
+export type AppRewardBeneficiary = typeof AppRewardBeneficiary.Type
+
+/** A featured app's activity the provider records for its beneficiaries (upstream's FeaturedAppActivityMarker). */
+export const FeaturedAppActivityMarker = defineTemplate({
+  pkg: CoinPackage,
+  module: "Splice.Coin",
+  entity: "FeaturedAppActivityMarker",
+  payload: Schema.Struct({ dso: Party, provider: Party, beneficiary: Party, weight: Numeric }),
+  signatories: (p) => [p.dso, p.provider],
+  observers: (p) => [p.beneficiary]
+})
+
+/** The provider records activity of its featured app: one marker per beneficiary. */
+export const FeaturedAppRight_CreateActivityMarker = defineChoice(FeaturedAppRight, {
+  name: "FeaturedAppRight_CreateActivityMarker",
+  consuming: false,
+  argument: Schema.Struct({ beneficiaries: Schema.Array(AppRewardBeneficiary) }),
+  controllers: (p) => [p.provider],
+  body: (ctx, self, arg): Json => {
+    const weights = arg.beneficiaries.map((b) => parseAmount(typeof b.weight === "number" ? b.weight.toFixed(10) : b.weight) ?? ctx.fail(`beneficiary weight ${b.weight} is not a Numeric 10`))
+    ctx.require(arg.beneficiaries.length > 0, "an activity marker needs at least one beneficiary")
+    ctx.require(weights.every((w) => w > 0n), "beneficiary weights must be positive")
+    ctx.require(weights.reduce((a, w) => a + w, 0n) <= ONE, "beneficiary weights add up to more than 1")
+    return {
+      activityMarkerCids: arg.beneficiaries.map((b, i) =>
+        ctx.create(FeaturedAppActivityMarker, { dso: self.payload.dso, provider: self.payload.provider, beneficiary: b.beneficiary, weight: formatAmount(weights[i]!) })
+      )
+    }
+  }
 })
 
 // ---------------------------------------------------------------- liveness

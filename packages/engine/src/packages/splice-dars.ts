@@ -1,7 +1,7 @@
 /**
  * Splice's own DARs that Sandnet serves natively. LocalNet ships them as Daml-LF, and the Wallet
  * SDK's examples upload them (08-merge-delegation: splice-util-token-standard-wallet-1.0.0.dar)
- * before using their templates. Sandnet does not execute Daml-LF, but it implements these
+ * (13-rewards-for-deposits: splice-util-featured-app-proxies-1.1.0.dar) before using their templates. Sandnet does not execute Daml-LF, but it implements these
  * packages' templates itself, so uploading one of these DARs is accepted as Canton accepts it
  * (the package is served and vetted) without reading its Daml-LF. Any other Daml-LF DAR stays
  * refused (DamlLfNotExecuted).
@@ -29,6 +29,11 @@ export const SPLICE_DARS: ReadonlyArray<SpliceDar> = [
     name: "splice-util-token-standard-wallet",
     version: "1.0.0",
     packageIds: ["1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac"]
+  },
+  {
+    name: "splice-util-featured-app-proxies",
+    version: "1.1.0",
+    packageIds: ["81dd5a9e5c02d0de03208522a895fb85eeb12fbea4aca7c4ad0ad106f3b0bfce"]
   }
 ]
 
