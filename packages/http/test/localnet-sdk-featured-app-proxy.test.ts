@@ -68,7 +68,6 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     const treasury = await sdk.party.external.create(treasuryKeys.publicKey, { partyHint: "v1-13-treasury" }).sign(treasuryKeys.privateKey).execute()
     const submit = async (party: { partyId: string }, keys: { privateKey: string }, commands: unknown, disclosedContracts?: unknown) =>
       sdk.ledger
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
         .prepare({ partyId: party.partyId, commands: commands as never, disclosedContracts: disclosedContracts as never })
         .sign(keys.privateKey)
         .execute({ partyId: party.partyId })
@@ -121,5 +120,17 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     await submit(treasury, treasuryKeys, accept, acceptDisclosed)
     expect([await holdings(alice.partyId), await holdings(treasury.partyId)]).toEqual([startingAmount - 100, startingAmount + 100])
     expect(await sdk.token.transfer.pending(alice.partyId)).toEqual([])
+
+    // Each proxied call recorded the provider's activity: one marker for the provider (the default beneficiary, weight 1).
+    const markers = await reader.readJsContracts({ parties: [node.operator], templateIds: ["#splice-amulet:Splice.Amulet:FeaturedAppActivityMarker"], filterByParty: true })
+    expect(markers.map((m) => m.createArgument)).toEqual(
+      Array.from({ length: 3 }, () => expect.objectContaining({ provider: node.operator, beneficiary: node.operator, weight: "1.0000000000" }))
+    )
+    // A proxied call with weights adding up to more than 1 is refused (the SDK adds the provider with the rest, -0.5; it refuses such weights itself only for withdraw).
+    const [overweight, overweightDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject({
+      ...(await incoming()),
+      beneficiaries: [{ beneficiary: alice.partyId, weight: 1.5 }]
+    })
+    await expect(submit(treasury, treasuryKeys, overweight, overweightDisclosed)).rejects.toMatchObject({ cause: expect.stringContaining("beneficiary weights must be positive") })
   })
 })

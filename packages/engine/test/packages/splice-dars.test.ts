@@ -34,6 +34,18 @@ describe("recognizeSpliceDar", () => {
     }
   })
 
+  it("recognizes splice-util-featured-app-proxies 1.1.0 (13-rewards-for-deposits) by its main archive's file name or the manifest's Name", () => {
+    const describeProxies = (name: string, version: string) => (name === "splice-util-featured-app-proxies" && version === "1.1.0" ? util : undefined)
+    for (const bytes of [
+      damlLfDar(`splice-util-featured-app-proxies-1.1.0-${packageId}.dalf`),
+      damlLfDar(`main.dalf`, "splice-util-featured-app-proxies")
+    ]) {
+      expect(recognizeSpliceDar(bytes, refusalOf(bytes), describeProxies)?.spliceDar).toMatchObject({ name: "splice-util-featured-app-proxies", version: "1.1.0" })
+    }
+    const otherVersion = damlLfDar(`splice-util-featured-app-proxies-1.0.0-${packageId}.dalf`)
+    expect(recognizeSpliceDar(otherVersion, refusalOf(otherVersion), describeProxies)).toBeUndefined()
+  })
+
   it("leaves any other Daml-LF DAR refused, and a known name Sandnet has no package for", () => {
     const other = damlLfDar(`my-wallet-1.0.0-${packageId}.dalf`, "my-wallet")
     expect(recognizeSpliceDar(other, refusalOf(other), describeNative)).toBeUndefined()
