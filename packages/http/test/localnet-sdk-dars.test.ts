@@ -1,7 +1,7 @@
 /**
- * The Wallet SDK's flows that need the user's own DARs (04-token-standard-allocation and
- * 13-rewards-for-deposits upload a DAR with `sdk.ledger.dar.upload`, then use its templates; 08's
- * DAR is Splice's own and served natively, see localnet-sdk-merge-delegation) against --localnet: Sandnet does not execute Daml-LF, and says so. Uploading a
+ * The Wallet SDK's flows that need the user's own DARs (04-token-standard-allocation uploads a DAR
+ * with `sdk.ledger.dar.upload`, then uses its templates; 08's and 13's DARs are Splice's own and
+ * served natively, see localnet-sdk-merge-delegation and localnet-sdk-featured-app-proxy) against --localnet: Sandnet does not execute Daml-LF, and says so. Uploading a
  * Daml-LF DAR is 501 UNSUPPORTED_OPERATION, a malformed DAR 400 DAR_PARSE_ERROR, and a command on
  * a template of a package the node does not have names the missing package.
  */
@@ -37,7 +37,7 @@ describe("the Wallet SDK's flows that need the user's own DARs, against --localn
   })
   afterAll(() => node.close())
 
-  it("04/13: uploading a Daml-LF DAR fails with UNSUPPORTED_OPERATION: Sandnet does not execute Daml-LF", async () => {
+  it("04: uploading a Daml-LF DAR fails with UNSUPPORTED_OPERATION: Sandnet does not execute Daml-LF", async () => {
     const sdk = await connectSdk(node)
     await expect(sdk.ledger.dar.upload(damlLfDar.bytes, damlLfDar.packageId)).rejects.toMatchObject({
       code: "UNSUPPORTED_OPERATION",
