@@ -110,8 +110,13 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
       return { proxyCid: await proxyCid(), transferInstructionCid: (await sdk.token.transfer.pending(alice.partyId))[0]!.contractId, featuredAppRight, registryUrl }
     }
 
+    // Only the delegate answers through the proxy: alice, no stakeholder of the proxy, does not see it.
+    const first = await incoming()
+    const [byAlice, byAliceDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(first)
+    await expect(submit(alice, aliceKeys, byAlice, byAliceDisclosed)).rejects.toMatchObject({ code: "CONTRACT_NOT_FOUND", cause: expect.stringContaining(first.proxyCid) })
+
     // _reject
-    const [reject, rejectDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject(await incoming())
+    const [reject, rejectDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject(first)
     await submit(treasury, treasuryKeys, reject, rejectDisclosed)
     expect([await holdings(alice.partyId), await holdings(treasury.partyId)]).toEqual([startingAmount, startingAmount])
 
