@@ -6,37 +6,14 @@
  * treasury, and the treasury withdraws, rejects and accepts transfer instructions through it while
  * the provider's featured app right records FeaturedAppActivityMarkers.
  */
-import { Packages } from "@sandnet/engine"
-import { zipSync } from "fflate"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectSdk, ensureSdkEnvironment, sdkConfig } from "./localnet-sdk-support.ts"
+import { connectSdk, ensureSdkEnvironment, sdkConfig, damlLfDarNamed, type JsContractReader } from "./localnet-sdk-support.ts"
 import { localNetToken, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 
 /** The example's package id of splice-util-featured-app-proxies 1.1.0. */
 const SPLICE_UTIL_PROXY_PACKAGE_ID = "81dd5a9e5c02d0de03208522a895fb85eeb12fbea4aca7c4ad0ad106f3b0bfce"
 const PROXY_TEMPLATE_ID = "#splice-util-featured-app-proxies:Splice.Util.FeaturedApp.DelegateProxy:DelegateProxy"
 
-/** The SDK's ACS reader as it is at run time (its published types do not resolve readJsContracts here). */
-type JsContractReader = {
-  readJsContracts(options: { parties: Array<string>; templateIds: Array<string>; filterByParty: boolean }): Promise<Array<{ contractId: string; createArgument: unknown }>>
-}
-
-// ArchivePayload { minor = "1" (3), daml_lf_2 = <a Package> (4) }: a Daml-LF 2.1 package.
-const DAML_LF_PAYLOAD = Uint8Array.of(0x1a, 0x01, 0x31, 0x22, 0x02, 0x08, 0x01)
-
-/** A DAR of one Daml-LF archive laid out as `daml build` names it: `<name>-<version>-<id>/<name>-<version>-<id>.dalf`. */
-const damlLfDarNamed = (name: string, version: string) => {
-  const packageId = Packages.packageIdOf(DAML_LF_PAYLOAD)
-  const path = `${name}-${version}-${packageId}/${name}-${version}-${packageId}.dalf`
-  const manifest = Packages.writeManifest([
-    ["Manifest-Version", "1.0"],
-    ["Main-Dalf", path],
-    ["Dalfs", path],
-    ["Format", "daml-lf"]
-  ])
-  const archive = Packages.encodeArchive({ hashFunction: 0, payload: DAML_LF_PAYLOAD, hash: packageId })
-  return Buffer.from(zipSync({ [Packages.MANIFEST_PATH]: manifest, [path]: archive }))
-}
 
 describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
   let node: LocalNetNode

@@ -6,38 +6,14 @@
  * MergeDelegation, the validator operator accepts it, and the operator's BatchMergeUtility merges
  * the owner's fifteen tapped holdings into one through the token standard's self-transfer.
  */
-import { Packages } from "@sandnet/engine"
-import { zipSync } from "fflate"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectSdk, ensureSdkEnvironment } from "./localnet-sdk-support.ts"
+import { connectSdk, ensureSdkEnvironment, damlLfDarNamed, type JsContractReader } from "./localnet-sdk-support.ts"
 import { localNetToken, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 
 /** The example's package id of splice-util-token-standard-wallet 1.0.0. */
 const SPLICE_UTIL_TOKEN_STANDARD_WALLET_PACKAGE_ID = "1da198cb7968fa478cfa12aba9fdf128a63a8af6ab284ea6be238cf92a3733ac"
 
-/** The SDK's ACS reader as it is at run time (its published types do not resolve readJsContracts here). */
-type JsContractReader = {
-  readJsContracts(options: { parties: Array<string>; templateIds: Array<string>; filterByParty: boolean }): Promise<Array<{ contractId: string; createArgument: unknown }>>
-}
-
 const TEMPLATE_PREFIX = "#splice-util-token-standard-wallet:Splice.Util.Token.Wallet.MergeDelegation"
-
-// ArchivePayload { minor = "1" (3), daml_lf_2 = <a Package> (4) }: a Daml-LF 2.1 package.
-const DAML_LF_PAYLOAD = Uint8Array.of(0x1a, 0x01, 0x31, 0x22, 0x02, 0x08, 0x01)
-
-/** A DAR of one Daml-LF archive laid out as `daml build` names it: `<name>-<version>-<id>/<name>-<version>-<id>.dalf`. */
-const damlLfDarNamed = (name: string, version: string) => {
-  const packageId = Packages.packageIdOf(DAML_LF_PAYLOAD)
-  const path = `${name}-${version}-${packageId}/${name}-${version}-${packageId}.dalf`
-  const manifest = Packages.writeManifest([
-    ["Manifest-Version", "1.0"],
-    ["Main-Dalf", path],
-    ["Dalfs", path],
-    ["Format", "daml-lf"]
-  ])
-  const archive = Packages.encodeArchive({ hashFunction: 0, payload: DAML_LF_PAYLOAD, hash: packageId })
-  return Buffer.from(zipSync({ [Packages.MANIFEST_PATH]: manifest, [path]: archive }))
-}
 
 describe("the Wallet SDK's 08-merge-delegation against --localnet", () => {
   let node: LocalNetNode

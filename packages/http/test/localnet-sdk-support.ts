@@ -6,6 +6,8 @@
  */
 import { CustomLogAdapter, SDK, type TokenProviderConfig } from "@canton-network/wallet-sdk"
 import { Socket } from "@effect/platform"
+import { Packages } from "@sandnet/engine"
+import { zipSync } from "fflate"
 import { NodeSocket } from "@effect/platform-node"
 import { Effect } from "effect"
 import dns from "node:dns"
@@ -91,4 +93,27 @@ export const ensureSdkEnvironment = () => {
     { scanLocalhost: true as const }
   )
   Object.assign(dns, { lookup: resolving })
+}
+
+/** The SDK's ACS reader as it is at run time (its published types do not resolve readJsContracts here). */
+export type JsContractReader = {
+  readJsContracts(options: { parties: Array<string>; templateIds: Array<string>; filterByParty: boolean }): Promise<Array<{ contractId: string; createArgument: unknown }>>
+}
+
+
+// ArchivePayload { minor = "1" (3), daml_lf_2 = <a Package> (4) }: a Daml-LF 2.1 package.
+const DAML_LF_PAYLOAD = Uint8Array.of(0x1a, 0x01, 0x31, 0x22, 0x02, 0x08, 0x01)
+
+/** A DAR of one Daml-LF archive laid out as `daml build` names it: `<name>-<version>-<id>/<name>-<version>-<id>.dalf`. */
+export const damlLfDarNamed = (name: string, version: string) => {
+  const packageId = Packages.packageIdOf(DAML_LF_PAYLOAD)
+  const path = `${name}-${version}-${packageId}/${name}-${version}-${packageId}.dalf`
+  const manifest = Packages.writeManifest([
+    ["Manifest-Version", "1.0"],
+    ["Main-Dalf", path],
+    ["Dalfs", path],
+    ["Format", "daml-lf"]
+  ])
+  const archive = Packages.encodeArchive({ hashFunction: 0, payload: DAML_LF_PAYLOAD, hash: packageId })
+  return Buffer.from(zipSync({ [Packages.MANIFEST_PATH]: manifest, [path]: archive }))
 }

@@ -26,6 +26,7 @@ import {
   ExtraArgs,
   Metadata,
   changeOf,
+  coinTransfer,
   contextCid,
   lockReserveRounds,
   release,
@@ -111,17 +112,7 @@ export const Allocation_ExecuteTransfer = defineChoice(CoinAllocation, {
     const { settlement, transferLeg: leg } = self.payload.allocation
     ctx.require(!isExpired(expiryOf(settlement.settleBefore), ctx.ledgerTime), "the allocation's settleBefore has passed")
     const coinCid = release(ctx, self.payload.lockedCoin)
-    const result = ctx.exercise(CoinRules_Transfer, contextCid(ctx, arg.extraArgs.context, ContextKeys.coinRules), {
-      transfer: {
-        sender: leg.sender,
-        provider: leg.sender,
-        inputs: [{ tag: "InputCoin", value: coinCid }],
-        outputs: [{ receiver: leg.receiver, receiverFeeRatio: "0.0000000000", amount: leg.amount }],
-        beneficiaries: null
-      },
-      context: { openMiningRound: contextCid(ctx, arg.extraArgs.context, ContextKeys.openRound), featuredAppRight: null },
-      expectedDso: leg.instrumentId.admin
-    }) as TransferResult
+    const result = coinTransfer(ctx, arg.extraArgs.context, leg.instrumentId.admin, { sender: leg.sender, receiver: leg.receiver, amount: leg.amount, inputs: [coinCid] })
     return {
       senderHoldingCids: [...changeOf(result)],
       receiverHoldingCids: result.createdCoins.map((c) => c.value),

@@ -148,17 +148,7 @@ export const TransferInstruction_Accept = defineChoice(CoinTransferInstruction, 
     const t = self.payload.transfer
     ctx.require(!isExpired(expiryOf(t.executeBefore), ctx.ledgerTime), "the transfer instruction has expired")
     const coinCid = release(ctx, self.payload.lockedCoin)
-    const result = ctx.exercise(CoinRules_Transfer, contextCid(ctx, arg.extraArgs.context, ContextKeys.coinRules), {
-      transfer: {
-        sender: t.sender,
-        provider: t.sender,
-        inputs: [{ tag: "InputCoin", value: coinCid }],
-        outputs: [{ receiver: t.receiver, receiverFeeRatio: "0.0000000000", amount: t.amount }],
-        beneficiaries: null
-      },
-      context: { openMiningRound: contextCid(ctx, arg.extraArgs.context, ContextKeys.openRound), featuredAppRight: null },
-      expectedDso: t.instrumentId.admin
-    }) as { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
+    const result = coinTransfer(ctx, arg.extraArgs.context, t.instrumentId.admin, { sender: t.sender, receiver: t.receiver, amount: t.amount, inputs: [coinCid] })
     return {
       output: { tag: "TransferInstructionResult_Completed", value: { receiverHoldingCids: result.createdCoins.map((c) => c.value) } },
       senderChangeCids: result.senderChangeCoin === null ? [] : [result.senderChangeCoin],
@@ -223,6 +213,28 @@ export const lockReserveRounds = (now: number, executeBefore: number, tick: numb
 
 export type TransferResult = { createdCoins: ReadonlyArray<{ value: string }>; senderChangeCoin: string | null }
 
+/**
+ * One CoinRules_Transfer of `amount` out of `inputs` from sender to receiver, with the coin rules and
+ * the open round the choice context names (the sender pays the fees; no beneficiaries).
+ */
+export const coinTransfer = (
+  ctx: UpdateContext,
+  context: ChoiceContext,
+  dso: string,
+  leg: { readonly sender: string; readonly receiver: string; readonly amount: string; readonly inputs: ReadonlyArray<string> }
+): TransferResult =>
+  ctx.exercise(CoinRules_Transfer, contextCid(ctx, context, ContextKeys.coinRules), {
+    transfer: {
+      sender: leg.sender,
+      provider: leg.sender,
+      inputs: leg.inputs.map((value) => ({ tag: "InputCoin" as const, value })),
+      outputs: [{ receiver: leg.receiver, receiverFeeRatio: "0.0000000000", amount: leg.amount }],
+      beneficiaries: null
+    },
+    context: { openMiningRound: contextCid(ctx, context, ContextKeys.openRound), featuredAppRight: null },
+    expectedDso: dso
+  }) as TransferResult
+
 export const changeOf = (result: TransferResult): ReadonlyArray<Json> => (result.senderChangeCoin === null ? [] : [result.senderChangeCoin])
 
 const completedResult = (result: TransferResult): Json => ({
@@ -233,19 +245,7 @@ const completedResult = (result: TransferResult): Json => ({
 
 /** A self-transfer (`transferKind` self): the inputs merge into one holding of the amount, and the change. */
 const selfTransfer = (ctx: UpdateContext, dso: string, t: TokenTransfer, context: ChoiceContext): Json =>
-  completedResult(
-    ctx.exercise(CoinRules_Transfer, contextCid(ctx, context, ContextKeys.coinRules), {
-      transfer: {
-        sender: t.sender,
-        provider: t.sender,
-        inputs: t.inputHoldingCids.map((value) => ({ tag: "InputCoin" as const, value })),
-        outputs: [{ receiver: t.sender, receiverFeeRatio: "0.0000000000", amount: t.amount }],
-        beneficiaries: null
-      },
-      context: { openMiningRound: contextCid(ctx, context, ContextKeys.openRound), featuredAppRight: null },
-      expectedDso: dso
-    }) as TransferResult
-  )
+  completedResult(coinTransfer(ctx, context, dso, { sender: t.sender, receiver: t.sender, amount: t.amount, inputs: t.inputHoldingCids }))
 
 /** A direct transfer (`transferKind` direct): through the receiver's preapproval, in one step. */
 const directTransfer = (ctx: UpdateContext, dso: string, t: TokenTransfer, context: ChoiceContext): Json => {
