@@ -8,12 +8,20 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Option } from "effect"
 import { describeFailure } from "./failure.ts"
+import { COMMANDS } from "./help.ts"
 import { portOf } from "./port.ts"
 import { start, type StartOptions } from "./start.ts"
 
 const SWITCHES = ["in-memory", "log-requests", "localnet"] as const
 const TEXTS = ["host", "secret", "validator-wallet-user", "cluster", "data-dir", "database-url", "schema", "node-name"] as const
 const INTEGERS = ["port", "port-offset", "super-validators", "validators"] as const
+
+/** A default as `sandnet start --help` states it (help.ts is the one place defaults are written for this parse). */
+const defaultOf = (name: string): string => {
+  const value = COMMANDS.find((command) => command.name === "start")?.flags.find((flag) => flag.name === name)?.default
+  if (value === undefined) throw new Error(`sandnet start's help states no default for --${name}`)
+  return value
+}
 
 /** The flags as given (a switch as ""), or undefined when they need the full command line. */
 const flagsOf = (args: ReadonlyArray<string>): Map<string, string> | undefined => {
@@ -46,9 +54,9 @@ export const parseStartArguments = (args: ReadonlyArray<string>): (Omit<StartOpt
   const integer = (name: string) => Option.map(text(name), Number)
   return {
     port: integer("port"),
-    host: flags.get("host") ?? "127.0.0.1",
-    secret: flags.get("secret") ?? "unsafe",
-    validatorWalletUser: flags.get("validator-wallet-user") ?? "operator",
+    host: flags.get("host") ?? defaultOf("host"),
+    secret: flags.get("secret") ?? defaultOf("secret"),
+    validatorWalletUser: flags.get("validator-wallet-user") ?? defaultOf("validator-wallet-user"),
     logRequests: flags.has("log-requests"),
     cluster: text("cluster"),
     localnet: flags.has("localnet"),
@@ -59,7 +67,7 @@ export const parseStartArguments = (args: ReadonlyArray<string>): (Omit<StartOpt
     inMemory: flags.has("in-memory"),
     databaseUrl: text("database-url"),
     schema: text("schema"),
-    nodeName: flags.get("node-name") ?? "sandnet"
+    nodeName: flags.get("node-name") ?? defaultOf("node-name")
   }
 }
 
