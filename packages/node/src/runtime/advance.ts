@@ -75,7 +75,13 @@ const yieldToEventLoop: Effect.Effect<void> = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-/** The advances' records by advanceId: in memory, and with storage in the `runtime` stream. */
+/**
+ * How many advance records are kept in memory; the oldest goes first. With storage the stream keeps
+ * them all (a retry of an older advanceId reads it there); without, a retry of one that old moves time again.
+ */
+export const MAX_ADVANCE_RECORDS_IN_MEMORY = 1024
+
+/** The advances' records by advanceId: in memory (bounded), and with storage in the `runtime` stream. */
 const makeRecords = (storage: RuntimeContext["storage"]) => {
   const records = new Map<string, AdvanceRecord>()
   return {
@@ -88,7 +94,9 @@ const makeRecords = (storage: RuntimeContext["storage"]) => {
       }),
     /** Under the lock: the record goes with the step's batch. */
     keep: (advanceId: string, record: AdvanceRecord): void => {
+      records.delete(advanceId)
       records.set(advanceId, record)
+      if (records.size > MAX_ADVANCE_RECORDS_IN_MEMORY) records.delete(records.keys().next().value!)
       storage?.engine.put(Streams.runtime, recordKey(advanceId), record)
     },
     forget: (advanceId: string): Effect.Effect<void> =>
