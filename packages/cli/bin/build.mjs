@@ -287,7 +287,8 @@ const nodeBundle = {
 const bundleOptions = {
   ...nodeBundle,
   plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto, lazyPgPlugin],
-  entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
+  // PGlite's thread (packages/store/src/pglite-host.ts) is a module of its own beside the chunks
+  entryPoints: { sandnet: join(here, "..", "src", "main.ts"), "pglite-thread": join(packages, "store", "src", "pglite-thread.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
   splitting: true,
