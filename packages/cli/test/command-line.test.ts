@@ -79,6 +79,15 @@ describe("what the environment refuses", () => {
     expectOneLine(await run(["start", "--data-dir", path.join(file, "node")]), 2, /the data directory .*a-file\/node is under a file \(.*a-file\): choose another with --data-dir/)
   })
 
+  it("a start refused on a data directory exits and leaves the directory unlocked (PGlite's thread, started early, is closed)", async () => {
+    const dataDir = path.join(dir, "refused")
+    expectOneLine(await run(["start", "--data-dir", dataDir, "--port", "99999"]), 2, /--port 99999 is not a port: give a number from 1 to 65535/)
+    expect(fs.existsSync(path.join(dataDir, "pglite.lock"))).toBe(false)
+    // refused by the full command line instead of start's own parse
+    expectOneLine(await run(["start", "--data-dir", dataDir, "--port", "abc"]), 2, /abc/)
+    expect(fs.existsSync(path.join(dataDir, "pglite.lock"))).toBe(false)
+  }, 120_000)
+
   it("a port in use", async () => {
     const server = net.createServer()
     const port = await freePort()

@@ -72,7 +72,6 @@ const threadModule = (): URL => {
 /** Starts PGlite's thread; the thread does not keep the process alive until `keepAlive` says so. */
 export const startPgliteThread = (data: PgliteThreadData, keepAlive = true): PgliteThread & { readonly keepProcessAlive: () => void } => {
   const worker = new Worker(threadModule(), { workerData: data, stdout: false, stderr: false })
-  if (!keepAlive) worker.unref()
   let exited = false
   const gone = new Promise<void>((resolve) => worker.once("exit", () => ((exited = true), resolve())))
   const ready = new Promise<PgliteThreadReady>((resolve, reject) => {
@@ -88,6 +87,8 @@ export const startPgliteThread = (data: PgliteThreadData, keepAlive = true): Pgl
     worker.once("exit", (code) => reject(new PgliteThreadFailure("startup", `PGlite's thread ended (${code})`)))
   })
   ready.catch(() => {}) // a thread started early may fail with nobody waiting (its data directory refused first)
+  // after the listeners: adding a 'message' listener refs the worker's port again
+  if (!keepAlive) worker.unref()
   let closing: Promise<void> | undefined
   return {
     data,
