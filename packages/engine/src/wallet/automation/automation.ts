@@ -82,7 +82,8 @@ export class WalletAutomation extends AutomationState implements Actor {
       const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
       if (now > this.stopAt) return
       const next: WalletWake = { _tag: "WalletWake", poll: true }
-      if (poll) yield* this.net.schedule(this.address, next, now + this.config.pollInterval)
+      // While a time advance catches up, the next poll is at the end of the step (once per step).
+      if (poll) yield* this.net.schedule(this.address, next, Math.max(now + this.config.pollInterval, this.wallet.network.pace.catchUpUntil ?? 0))
       else this.workScheduled = false
       yield* this.react(now)
       if (poll) yield* this.periodic(now)
