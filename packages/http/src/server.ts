@@ -16,19 +16,12 @@ import { Effect, Layer } from "effect"
 import { createServer, type IncomingMessage } from "node:http"
 import { AuthConfig, Authenticator, type AuthSettings } from "./auth.ts"
 import { Admin } from "./engine-admin.ts"
-import { LedgerRoutes } from "./ledger/index.ts"
-import { DocsRoutes } from "./openapi.ts"
-import { RegistryRoutes } from "./registry/index.ts"
-import { ScanRoutes } from "./scan/index.ts"
-import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings, mergeRoutes } from "./surface.ts"
-import { WalletRoutes } from "./wallet/index.ts"
-import { ScanUpstreamRoutes } from "./scan/upstream/index.ts"
+import { checkLedgerParticipant } from "./ledger/context.ts"
+import { lazyGroup, lazyRoutes, ROUTER_CONFIG } from "./lazy-routes.ts"
+import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, rootNotFoundAnswer, type HttpNodeSettings, mergeRoutes } from "./surface.ts"
 import { WebRoutes } from "./web/index.ts"
-import { answerClientError, guardRequest, MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
-import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
-import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
-import { AllocationRoutes } from "./registry/allocation.ts"
-import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
+import { answerClientError, guardRequest } from "./request-guards.ts"
+import { scanProxyRegistryPath } from "./wallet/scan-proxy-path.ts"
 import { refuseWhileShuttingDown } from "./shutdown.ts"
 
 /**
@@ -56,8 +49,32 @@ const createNodeServer = () => {
   return server
 }
 
-/** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = mergeRoutes(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, AllocationRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+/**
+ * Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). The four
+ * surfaces and /docs are loaded at their first request (lazy-routes.ts): each group holds every
+ * route under its roots. The web pages and /sandnet (health, the first request of a start) are not.
+ */
+export const NodeRoutes = mergeRoutes(
+  lazyRoutes(
+    rootNotFoundAnswer,
+    lazyGroup({ roots: ["/v2"], load: () => import("./ledger/index.ts").then((m) => m.LedgerRoutes), atStart: checkLedgerParticipant }),
+    lazyGroup({
+      roots: ["/api/scan"],
+      load: () => import("./scan/routes.ts").then((m) => m.AllScanRoutes)
+    }),
+    lazyGroup({
+      roots: ["/api/validator"],
+      load: () => import("./wallet/routes.ts").then((m) => m.AllWalletRoutes)
+    }),
+    lazyGroup({
+      roots: ["/registry"],
+      load: () => import("./registry/routes.ts").then((m) => m.AllRegistryRoutes)
+    }),
+    lazyGroup({ roots: ["/docs"], load: () => import("./openapi.ts").then((m) => m.DocsRoutes) })
+  ),
+  WebRoutes,
+  rootNotFound
+)
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(
@@ -85,11 +102,7 @@ export interface ServeOptions {
 export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOptions = {}) => {
   const settings: HttpNodeSettings = { ...DEFAULT_HTTP_NODE_SETTINGS, ...options.http }
   return HttpLayerRouter.serve(routes, {
-    // Path parameters carry suffixed contract ids (134 characters) and party ids (up to 255):
-    // find-my-way's default limit of 100 would answer them 404 before any route runs.
-    // Paths match exactly, as Canton and Splice match them: case-sensitive, and a trailing slash
-    // is another path (find-my-way's defaults ignore both).
-    routerConfig: { maxParamLength: MAX_PATH_SEGMENT_LENGTH, caseSensitive: true, ignoreTrailingSlash: false },
+    routerConfig: ROUTER_CONFIG,
     disableLogger: !settings.logRequests,
     disableListenLog: true,
     middleware: (app) => {
