@@ -4,11 +4,14 @@
  * splice-util-featured-app-proxies-1.1.0.dar, one of Splice's own DARs, which Sandnet serves
  * natively; the validator operator (the featured app provider) creates a DelegateProxy for the
  * treasury, and the treasury withdraws, rejects and accepts transfer instructions through it while
- * the provider's featured app right records FeaturedAppActivityMarkers.
+ * the provider's featured app right records FeaturedAppActivityMarkers. Then, beyond the example,
+ * the provider's rewards: the DSO turns the markers into a featured AppRewardCoupon and the
+ * validator's wallet mints it once its round issues.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectSdk, ensureSdkEnvironment, sdkConfig, damlLfDarNamed, type JsContractReader } from "./localnet-sdk-support.ts"
 import { localNetToken, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
+import { call } from "./support.ts"
 
 /** The example's package id of splice-util-featured-app-proxies 1.1.0. */
 const SPLICE_UTIL_PROXY_PACKAGE_ID = "81dd5a9e5c02d0de03208522a895fb85eeb12fbea4aca7c4ad0ad106f3b0bfce"
@@ -133,4 +136,28 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     const [overweight, overweightDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject({ ...extra, beneficiaries: [{ beneficiary: alice.partyId, weight: 1.5 }] })
     await expect(submit(treasury, treasuryKeys, overweight, overweightDisclosed)).rejects.toMatchObject({ cause: expect.stringContaining("beneficiary weights must be positive") })
   }, 180_000)
+  it("13, the rewards: the DSO converts the provider's markers into an app reward coupon, which the validator's wallet mints", async () => {
+    const token = await localNetToken()
+    const ledger = (path: string) => `http://127.0.0.1:${node.ports.appUserLedger}${path}`
+    const wallet = (path: string) => `http://127.0.0.1:${node.ports.validator}/api/validator/v0/wallet${path}`
+    const advance = async (duration: string) => expect((await call(ledger("/v2/sandnet/time/advance"), { token, body: { duration } })).status).toBe(200)
+    const sdk = await connectSdk(node)
+    const reader = sdk.ledger.acsReader as unknown as JsContractReader
+    const markers = () => reader.readJsContracts({ parties: [node.operator], templateIds: ["#splice-amulet:Splice.Amulet:FeaturedAppActivityMarker"], filterByParty: true })
+    expect(await markers()).toHaveLength(3)
+    // The DSO's next tick (10 minutes apart) converts the three markers (weight 1 each, 1 USD at 0.005 USD per Amulet).
+    await advance("10m")
+    expect(await markers()).toEqual([])
+    const coupons = await call(wallet("/app-reward-coupons"), { token })
+    expect(coupons.status).toBe(200)
+    const payloads = (coupons.json as { app_reward_coupons: Array<{ payload: Record<string, unknown> }> }).app_reward_coupons.map((c) => c.payload)
+    expect(payloads).toEqual([expect.objectContaining({ provider: node.operator, beneficiary: node.operator, featured: true, amount: "600.0000000000" })])
+    // Once the coupon's round issues the validator's wallet mints it: a transfer using app rewards.
+    await advance("1h")
+    await advance("1h")
+    expect((await call(wallet("/app-reward-coupons"), { token })).json).toEqual({ app_reward_coupons: [] })
+    const history = await call(wallet("/transactions"), { token, body: { page_size: 100 } })
+    const used = (history.json as { items: Array<{ app_rewards_used?: string }> }).items.map((i) => Number(i.app_rewards_used ?? "0"))
+    expect(used.filter((amount) => amount > 0)).toHaveLength(1)
+  }, 120_000)
 })
