@@ -16,6 +16,9 @@
  *  7. convert featured app activity markers into app reward coupons of the latest open round
  *     (batches of `batchSize`; Splice's FeaturedAppActivityMarkerTrigger).
  *
+ * While a long time advance catches up (NetworkPace), the delegate acts on the first tick of each
+ * step only, and the round work of that tick (1 to 3, and archiving) is one transaction.
+ *
  * Every SV (not only the delegate) also tells the sequencers about traffic purchases: on each
  * committed MemberTraffic it sends the member's new extra-traffic limit (genesis grant plus
  * everything bought); the limit only grows, so repeats are harmless.
