@@ -304,7 +304,8 @@ const bundleOptions = {
   ...nodeBundle,
   // lazyPgPlugin before sideEffectFreeLedgerProto: the engine's imports of the bindings are lazy
   plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, lazyPgPlugin, sideEffectFreeLedgerProto],
-  entryPoints: { sandnet: join(here, "..", "src", "main.ts") },
+  // PGlite's thread (packages/store/src/pglite-host.ts) is a module of its own beside the chunks
+  entryPoints: { sandnet: join(here, "..", "src", "main.ts"), "pglite-thread": join(packages, "store", "src", "pglite-thread.ts") },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
   splitting: true,
