@@ -8,7 +8,7 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
-import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http"
+import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http/serve"
 import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,

@@ -59,6 +59,12 @@ export interface ReadDeps {
   readonly nowMillis: () => number
 }
 
+/**
+ * The read routes of a table: given, or loaded at the first GET (their surfaces' modules load at
+ * their first request, lazy-routes.ts); until they are in, the Effect path answers.
+ */
+export type ReadRoutes = ReadonlyArray<ReadRoute> | (() => Promise<ReadonlyArray<ReadRoute>>)
+
 /** Answers the request (now or once committed) and returns true, or returns false: it is the Effect path's. */
 export type ReadTable = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => boolean
 
@@ -94,11 +100,18 @@ const matchPath = (table: ReadonlyArray<Compiled>, path: string): { readonly com
 }
 
 /** The read table of `routes`: the node's request listener asks it before the Effect path. */
-export const makeReadTable = (routes: ReadonlyArray<ReadRoute>, deps: ReadDeps): ReadTable => {
-  const table = routes.map(compile)
+export const makeReadTable = (routes: ReadRoutes, deps: ReadDeps): ReadTable => {
+  let table: ReadonlyArray<Compiled> = []
+  let load = typeof routes === "function" ? routes : undefined
+  if (typeof routes !== "function") table = routes.map(compile)
   return (request, response, fallback) => {
     const url = request.url ?? ""
     if (request.method !== "GET" || /[?#%]/.test(url)) return false
+    if (load !== undefined) {
+      // A table that cannot load stays empty: the Effect path answers every request, as without one.
+      load().then((loaded) => (table = loaded.map(compile)), () => undefined)
+      load = undefined
+    }
     if (request.headers.host === undefined || request.headers.upgrade !== undefined) return false
     const matched = matchPath(table, url)
     if (matched === undefined) return false

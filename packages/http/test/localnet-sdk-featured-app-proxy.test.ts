@@ -35,7 +35,7 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     expect(reply.status).toBe(200)
   })
 
-  it("13: withdraw, reject and accept transfer instructions through the treasury's DelegateProxy", async () => {
+  it("13: as the example runs it: withdraw, reject and accept transfer instructions through the treasury's DelegateProxy", async () => {
     const sdk = await connectSdk(node)
     const registryUrl = sdkConfig(node).registryUrl
     const reader = sdk.ledger.acsReader as unknown as JsContractReader
@@ -50,57 +50,69 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
         .execute({ partyId: party.partyId })
 
     await sdk.ledger.dar.upload(damlLfDarNamed("splice-util-featured-app-proxies", "1.1.0"), SPLICE_UTIL_PROXY_PACKAGE_ID)
-    // The example also creates alice's transfer preapproval here. On Sandnet the validator accepts it
-    // at once, and the treasury's transfer to alice below then completes in one step (the registry
-    // hands out a direct transfer), leaving the _withdraw step no pending instruction: the test
-    // leaves the preapproval out (docs/localnet.md, row 13).
-    const featuredAppRight = await sdk.amulet.featuredApp.grant({ maxRetries: 20, delayMs: 100 })
-    if (!featuredAppRight) throw new Error("featuredAppRight is undefined")
+    // alice's preapproval proposal, as the example makes it. Its provider, the validator operator,
+    // pays the preapproval fee to accept it and has no coin yet (as on a LocalNet whose validator
+    // has earned nothing): the proposal waits, and the treasury's transfer to alice below is a
+    // two-step one, which _withdraw withdraws.
+    const transferPreApprovalProposal = await sdk.amulet.preapproval.command.create({ parties: { receiver: alice.partyId } })
+    await submit(alice, aliceKeys, transferPreApprovalProposal)
+
+    const featuredAppRight = await sdk.amulet.featuredApp.grant()
+    if (!featuredAppRight) throw new Error("featuredAppRightCid is undefined")
 
     const startingAmount = 20_000_000
     for (const [party, keys] of [[alice, aliceKeys], [treasury, treasuryKeys]] as const) {
       const [command, disclosed] = await sdk.amulet.tap(party.partyId, startingAmount.toString())
       await submit(party, keys, command, disclosed)
     }
-    // The example sums with floating point (acc + +amount); Sandnet's holdings after a transfer can
-    // be split unevenly (e.g. 100.55555628 + 19999798.88888744 + 0.55555628), whose float sum is
-    // off by 4e-9: the test sums the Numeric 10 amounts exactly.
-    const holdings = async (partyId: string) =>
-      Number((await sdk.token.utxos.list({ partyId })).reduce((sum, utxo) => sum + BigInt(utxo.interfaceViewValue.amount.replace(".", "")), 0n)) / 1e10
+    // The example's partiesUtxos: each party's holdings summed as the example sums them (acc + +amount).
+    const partiesUtxos = async () => {
+      const sum = async (partyId: string) => (await sdk.token.utxos.list({ partyId })).reduce((acc, utxo) => acc + +utxo.interfaceViewValue.amount, 0)
+      return { senderUtxos: await sum(alice.partyId), treasuryUtxos: await sum(treasury.partyId) }
+    }
     const proxyCid = async () => (await reader.readJsContracts({ parties: [treasury.partyId], templateIds: [PROXY_TEMPLATE_ID], filterByParty: true }))[0]!.contractId
 
-    // _withdraw: the treasury's own transfer to alice, withdrawn through the proxy.
+    // _withdraw: the treasury's own transfer to alice, withdrawn through the proxy. (The commands'
+    // registryUrl defaults to LocalNet's port 5003; this node's ports are shifted, so the test passes it.)
     await sdk.token.transfer.delegatedProxy.create(treasury.partyId)
     const [out, outDisclosed] = await sdk.token.transfer.create({ sender: treasury.partyId, recipient: alice.partyId, amount: "100", instrumentId: "Amulet", registryUrl })
     await submit(treasury, treasuryKeys, out, outDisclosed)
     const outgoing = (await sdk.token.transfer.pending(treasury.partyId))[0]!.contractId
     const [withdraw, withdrawDisclosed] = await sdk.token.transfer.delegatedProxy.commands.withdraw({ proxyCid: await proxyCid(), transferInstructionCid: outgoing, featuredAppRight, registryUrl })
     await submit(treasury, treasuryKeys, withdraw, withdrawDisclosed)
-    expect([await holdings(alice.partyId), await holdings(treasury.partyId)]).toEqual([startingAmount, startingAmount])
+    expect(await partiesUtxos()).toEqual({ senderUtxos: startingAmount, treasuryUtxos: startingAmount })
 
-    // setupIteration: alice (the commands' registryUrl defaults to LocalNet's port; the test's ports are shifted)
-    // alice sends 100 to the treasury; the treasury answers through the proxy.
-    const incoming = async () => {
+    // setupIteration: a DelegateProxy again, alice sends 100 to the treasury, which answers through the proxy.
+    const setupIteration = async () => {
       await sdk.token.transfer.delegatedProxy.create(treasury.partyId)
-      const [command, disclosed] = await sdk.token.transfer.create({ sender: alice.partyId, recipient: treasury.partyId, amount: "100", instrumentId: "Amulet", registryUrl })
+      const amountToSend = 100
+      const [command, disclosed] = await sdk.token.transfer.create({ sender: alice.partyId, recipient: treasury.partyId, amount: amountToSend.toString(), instrumentId: "Amulet", registryUrl })
       await submit(alice, aliceKeys, command, disclosed)
-      return { proxyCid: await proxyCid(), transferInstructionCid: (await sdk.token.transfer.pending(alice.partyId))[0]!.contractId, featuredAppRight, registryUrl }
+      const commandArgs = { proxyCid: await proxyCid(), transferInstructionCid: (await sdk.token.transfer.pending(alice.partyId))[0]!.contractId, featuredAppRight, registryUrl }
+      return { commandArgs, amountToSend }
     }
 
-    // Only the delegate answers through the proxy: alice, no stakeholder of the proxy, does not see it.
-    const first = await incoming()
-    const [byAlice, byAliceDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(first)
-    await expect(submit(alice, aliceKeys, byAlice, byAliceDisclosed)).rejects.toMatchObject({ code: "CONTRACT_NOT_FOUND", cause: expect.stringContaining(first.proxyCid) })
-
     // _reject
-    const [reject, rejectDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject(first)
+    const rejecting = await setupIteration()
+    const [reject, rejectDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject(rejecting.commandArgs)
     await submit(treasury, treasuryKeys, reject, rejectDisclosed)
-    expect([await holdings(alice.partyId), await holdings(treasury.partyId)]).toEqual([startingAmount, startingAmount])
+    expect(await partiesUtxos()).toEqual({ senderUtxos: startingAmount, treasuryUtxos: startingAmount })
 
     // _accept
-    const [accept, acceptDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(await incoming())
+    const accepting = await setupIteration()
+    const [accept, acceptDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(accepting.commandArgs)
     await submit(treasury, treasuryKeys, accept, acceptDisclosed)
-    expect([await holdings(alice.partyId), await holdings(treasury.partyId)]).toEqual([startingAmount - 100, startingAmount + 100])
+    // After the accept alice holds 100.5555562800 (the first lock, returned by the reject),
+    // 19999798.8888874400 and 0.5555562800 (what the second lock kept for holding fees): exactly
+    // 19999900, but the example's float sum of these is 19999899.999999996, so here the Numeric 10
+    // amounts are summed exactly. (Splice locks more, (fees + holding fees) x 4, and with LocalNet's
+    // holding fee and price its float sum would be off as well, 19999900.000000004.)
+    const exactly = async (partyId: string) =>
+      Number((await sdk.token.utxos.list({ partyId })).reduce((sum, utxo) => sum + BigInt(utxo.interfaceViewValue.amount.replace(".", "")), 0n)) / 1e10
+    expect({ senderUtxos: await exactly(alice.partyId), treasuryUtxos: await exactly(treasury.partyId) }).toEqual({
+      senderUtxos: startingAmount - accepting.amountToSend,
+      treasuryUtxos: startingAmount + accepting.amountToSend
+    })
     expect(await sdk.token.transfer.pending(alice.partyId)).toEqual([])
 
     // Each proxied call recorded the provider's activity: one marker for the provider (the default beneficiary, weight 1).
@@ -108,11 +120,17 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     expect(markers.map((m) => m.createArgument)).toEqual(
       Array.from({ length: 3 }, () => expect.objectContaining({ provider: node.operator, beneficiary: node.operator, weight: "1.0000000000" }))
     )
-    // A proxied call with weights adding up to more than 1 is refused (the SDK adds the provider with the rest, -0.5; it refuses such weights itself only for withdraw).
-    const [overweight, overweightDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject({
-      ...(await incoming()),
-      beneficiaries: [{ beneficiary: alice.partyId, weight: 1.5 }]
-    })
+    // alice's proposal still waits for the operator's coin.
+    const proposals = await reader.readJsContracts({ parties: [alice.partyId], templateIds: ["#splice-wallet:Splice.Wallet.TransferPreapproval:TransferPreapprovalProposal"], filterByParty: true })
+    expect(proposals.map((p) => p.createArgument)).toEqual([expect.objectContaining({ receiver: alice.partyId, provider: node.operator })])
+
+    // Beyond the example: only the delegate answers through the proxy (alice, no stakeholder of the
+    // proxy, does not see it), and weights adding up to more than 1 are refused.
+    const extra = (await setupIteration()).commandArgs
+    const [byAlice, byAliceDisclosed] = await sdk.token.transfer.delegatedProxy.commands.accept(extra)
+    await expect(submit(alice, aliceKeys, byAlice, byAliceDisclosed)).rejects.toMatchObject({ code: "CONTRACT_NOT_FOUND", cause: expect.stringContaining(extra.proxyCid) })
+    // (The SDK adds the provider with the rest, -0.5; it refuses such weights itself only for withdraw.)
+    const [overweight, overweightDisclosed] = await sdk.token.transfer.delegatedProxy.commands.reject({ ...extra, beneficiaries: [{ beneficiary: alice.partyId, weight: 1.5 }] })
     await expect(submit(treasury, treasuryKeys, overweight, overweightDisclosed)).rejects.toMatchObject({ cause: expect.stringContaining("beneficiary weights must be positive") })
-  })
+  }, 180_000)
 })

@@ -125,6 +125,15 @@ interface CommandPlan {
   readonly burned?: bigint
 }
 
+/** What one transaction of the delegate carries: one plan, or while catching up the tick's round plans. */
+interface Submission {
+  readonly commandId: string
+  readonly commands: ReadonlyArray<Command>
+  readonly plans: ReadonlyArray<CommandPlan>
+}
+
+const ROUND_KINDS: ReadonlySet<CommandPlan["kind"]> = new Set(["roundsAdvanced", "roundsIssuing", "roundsClosed", "roundsArchived"])
+
 /** The reward coupons and liveness records registered against one round. */
 interface CouponsOfRound {
   readonly validator: Array<ActiveContract>
@@ -162,7 +171,7 @@ export class DsoAutomation implements Actor {
   private readonly holdings = new Map<ContractId, { readonly amount: ExpiringAmount; readonly lockExpiresAt: Micros | undefined }>()
   private readonly purchased = new Map<string, number>()
   /** Plans in flight by command id, for the stats on completion. */
-  private readonly inFlight = new Map<string, CommandPlan>()
+  private readonly inFlight = new Map<string, ReadonlyArray<CommandPlan>>()
   private readonly coinTemplate = Coin.templateId
   private readonly lockedTemplate = LockedCoin.templateId
   private readonly trafficTemplate = MemberTraffic.templateId
@@ -247,12 +256,14 @@ export class DsoAutomation implements Actor {
   }
 
   private onCompletion(completion: Completion): void {
-    const plan = this.inFlight.get(completion.commandId)
-    if (plan === undefined) return
+    const plans = this.inFlight.get(completion.commandId)
+    if (plans === undefined) return
     this.inFlight.delete(completion.commandId)
     if (completion._tag === "Succeeded") {
-      this.stats[plan.kind] += plan.count
-      if (plan.burned !== undefined) this.stats.dustBurned += plan.burned
+      for (const plan of plans) {
+        this.stats[plan.kind] += plan.count
+        if (plan.burned !== undefined) this.stats.dustBurned += plan.burned
+      }
     } else this.stats.commandsFailed++
   }
 
@@ -272,6 +283,16 @@ export class DsoAutomation implements Actor {
     return this.phase + tick * this.network.config.tickDuration + this.config.tickOffset
   }
 
+  /**
+   * The tick to wake on next: the next one, or while a time advance catches up, the first one
+   * after the step being delivered (the DSO acts once per step: docs/economy.md, "Time advance").
+   */
+  private nextTick(tick: number): number {
+    const until = this.network.pace.catchUpUntil
+    if (until === undefined) return tick + 1
+    return Math.max(tick + 1, Math.floor((until - this.phase - this.config.tickOffset) / this.network.config.tickDuration) + 1)
+  }
+
   private schedule(tick: number): Effect.Effect<void> {
     const message: DsoTick = { _tag: "DsoTick", tick }
     return this.net.schedule(this.address, message, this.tickTime(tick))
@@ -282,10 +303,10 @@ export class DsoAutomation implements Actor {
     const { tick } = message as DsoTick
     return Effect.gen(this, function* () {
       if (this.tickTime(tick) > this.stopAt) return
-      yield* this.schedule(tick + 1)
+      yield* this.schedule(this.nextTick(tick))
       if (!this.isDelegate(tick)) return
       const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
-      yield* this.guard.run("plan-and-submit", now, Effect.suspend(() => this.submitAll(this.plan(now, tick))))
+      yield* this.guard.run("plan-and-submit", now, Effect.suspend(() => this.submitAll(this.submissions(this.plan(now, tick), tick))))
     })
   }
 
@@ -503,15 +524,27 @@ export class DsoAutomation implements Actor {
     this.dust = fresh
   }
 
-  private submitAll(plans: ReadonlyArray<CommandPlan>): Effect.Effect<void> {
+  /**
+   * One transaction per plan; while a time advance catches up, the round plans of the tick
+   * (advance, start issuing, close, archive: the DSO's alone, on distinct rounds) go in one.
+   */
+  private submissions(plans: ReadonlyArray<CommandPlan>, tick: number): ReadonlyArray<Submission> {
+    const single = (plan: CommandPlan): Submission => ({ commandId: plan.commandId, commands: plan.commands, plans: [plan] })
+    if (this.network.pace.catchUpUntil === undefined) return plans.map(single)
+    const rounds = plans.filter((p) => ROUND_KINDS.has(p.kind))
+    if (rounds.length < 2) return plans.map(single)
+    return [{ commandId: `dso:rounds:${tick}`, commands: rounds.flatMap((p) => p.commands), plans: rounds }, ...plans.filter((p) => !ROUND_KINDS.has(p.kind)).map(single)]
+  }
+
+  private submitAll(submissions: ReadonlyArray<Submission>): Effect.Effect<void> {
     return Effect.forEach(
-      plans,
-      (plan) =>
-        this.sv.participant.submit({ actAs: [this.network.dso], commandId: plan.commandId, commands: plan.commands }).pipe(
+      submissions,
+      (submission) =>
+        this.sv.participant.submit({ actAs: [this.network.dso], commandId: submission.commandId, commands: submission.commands }).pipe(
           Effect.tap(() =>
             Effect.sync(() => {
               this.stats.commandsSubmitted++
-              this.inFlight.set(plan.commandId, plan)
+              this.inFlight.set(submission.commandId, submission.plans)
             })
           ),
           // A duplicate of work still in flight, or a plan the ledger moved past: try again next tick.

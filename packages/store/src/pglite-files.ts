@@ -1,0 +1,155 @@
+/**
+ * The embedded database's files: the data directory's lock, its `pgdata` (copied from a template
+ * when new) and the templates themselves. Plain promises and Node built-ins only (no Effect): this
+ * runs in PGlite's own thread (pglite-thread.ts), which loads nothing it does not need.
+ *
+ * Layout of a data directory: `pgdata/` (PGlite's PGDATA) and `pglite.lock` (the pid of the process
+ * that has it open; a second process is refused).
+ */
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import { pglitePackage } from "./pglite-wasm.ts"
+
+export type PgliteOrigin =
+  /** the data directory existed */
+  | "existing"
+  /** copied from an existing template */
+  | "template"
+  /** the template was created first (initdb), then copied */
+  | "template-created"
+  /** initdb ran in the data directory (template disabled) */
+  | "initdb"
+
+/**
+ * PGlite is imported when a database is opened: a node in memory or on a PostgreSQL server never
+ * loads it (~30 ms of every start, --cpu-prof of `sandnet start --in-memory`).
+ */
+export const loadPglite = () => import("@electric-sql/pglite").then((module) => module.PGlite)
+
+const exists = (file: string) => fs.existsSync(file)
+export const tmpSuffix = () => `.tmp-${process.pid}-${randomBytes(4).toString("hex")}`
+
+/**
+ * initdb options for new data directories. 1 MB WAL segments instead of 16 MB make a fresh PGDATA
+ * 23 MB instead of 39 MB, so copying the template is faster; the WAL size limits are set to what
+ * initdb derives for 16 MB segments, so checkpoints happen exactly as with PGlite's defaults.
+ */
+export const INITDB_PARAMS = ["--wal-segsize=1", "-c", "max_wal_size=1GB", "-c", "min_wal_size=80MB"]
+/** Names the template's initdb options, so that changing them never reuses an old template. */
+const TEMPLATE_VARIANT = "wal1"
+
+/** Where the template lives by default: next to the installed PGlite, keyed by its version. */
+export const defaultTemplateDir = (): string => {
+  const { root, version } = pglitePackage()
+  // root = <node_modules>/@electric-sql/pglite
+  const nodeModules = path.dirname(path.dirname(root))
+  return path.join(nodeModules, ".cache", "sandnet-store", `pglite-${version}-${TEMPLATE_VARIANT}`)
+}
+
+/** Copies a directory tree; files are copied concurrently (far quicker than one by one for PGDATA's ~1000 small files). */
+const copyTree = async (from: string, to: string): Promise<void> => {
+  const files: Array<string> = []
+  const walk = async (rel: string): Promise<void> => {
+    await fsp.mkdir(path.join(to, rel), { recursive: true })
+    for (const entry of await fsp.readdir(path.join(from, rel), { withFileTypes: true })) {
+      const child = path.join(rel, entry.name)
+      if (entry.isDirectory()) await walk(child)
+      else if (entry.isFile()) files.push(child)
+    }
+  }
+  await walk("")
+  await Promise.all(files.map((file) => fsp.copyFile(path.join(from, file), path.join(to, file))))
+}
+
+/** Creates the template (initdb in a temporary directory, clean close, atomic rename). Returns whether it had to. */
+export const ensureTemplate = async (template: string): Promise<boolean> => {
+  if (exists(path.join(template, "PG_VERSION"))) return false
+  await fsp.mkdir(path.dirname(template), { recursive: true })
+  const tmp = template + tmpSuffix()
+  try {
+    const db = await (await loadPglite()).create({ dataDir: tmp, initDbStartParams: INITDB_PARAMS })
+    await db.close()
+  } catch (error) {
+    await fsp.rm(tmp, { recursive: true, force: true })
+    throw error
+  }
+  try {
+    await fsp.rename(tmp, template)
+  } catch (error) {
+    // Another process won the race: use its template.
+    await fsp.rm(tmp, { recursive: true, force: true })
+    if (!exists(path.join(template, "PG_VERSION"))) throw error
+  }
+  return true
+}
+
+/**
+ * Removes the leftovers of an interrupted copy (the caller holds the data directory's lock, nobody
+ * else is copying) and says whether `pgdata` is a data directory already.
+ */
+export const pgdataExists = async (dataDir: string, pgdata: string): Promise<boolean> => {
+  for (const name of await fsp.readdir(dataDir)) {
+    if (name.startsWith(`${path.basename(pgdata)}.tmp-`)) await fsp.rm(path.join(dataDir, name), { recursive: true, force: true })
+  }
+  if (exists(path.join(pgdata, "PG_VERSION"))) return true
+  if (exists(pgdata)) {
+    if ((await fsp.readdir(pgdata)).length > 0) throw new Error(`${pgdata} exists but is not a PGlite data directory`)
+    await fsp.rmdir(pgdata)
+  }
+  return false
+}
+
+/** Fills a new `pgdata` from the template (created first if missing); `false`: initdb in place, when PGlite opens it. */
+export const fillPgdata = async (pgdata: string, template: string | false): Promise<PgliteOrigin> => {
+  if (template === false) return "initdb"
+  const created = await ensureTemplate(template)
+  const tmp = pgdata + tmpSuffix()
+  await copyTree(template, tmp)
+  await fsp.rename(tmp, pgdata)
+  return created ? "template-created" : "template"
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** The data directory cannot be locked: in use by another process, or the lock file cannot be written. */
+export class DataDirLockError extends Error {}
+
+/**
+ * One process per data directory: a lock file holding the owner's pid, taken over when that process
+ * is gone. Returns the lock file; throws a DataDirLockError saying why it cannot be taken.
+ */
+export const lockDataDir = (dataDir: string): string => {
+  const lockFile = path.join(dataDir, "pglite.lock")
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(lockFile, String(process.pid), { flag: "wx" })
+      return lockFile
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw new DataDirLockError(`cannot lock ${dataDir}: ${String(error)}`)
+      let owner = Number.NaN
+      let ageMs = Number.POSITIVE_INFINITY
+      try {
+        owner = Number.parseInt(fs.readFileSync(lockFile, "utf8"), 10)
+        ageMs = Date.now() - fs.statSync(lockFile).mtimeMs
+      } catch {
+        continue // vanished meanwhile: try again
+      }
+      if (Number.isInteger(owner) && owner > 0 && isAlive(owner)) throw new DataDirLockError(`${dataDir} is in use by process ${owner} (${lockFile})`)
+      // No pid yet and very recent: another process is taking the lock right now.
+      if (!Number.isInteger(owner) && ageMs < 10_000) throw new DataDirLockError(`${dataDir} is being opened by another process`)
+      fs.rmSync(lockFile, { force: true })
+    }
+  }
+  throw new DataDirLockError(`cannot lock ${dataDir}`)
+}
+
+export const unlockDataDir = (lockFile: string): void => fs.rmSync(lockFile, { force: true })

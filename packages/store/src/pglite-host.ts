@@ -1,0 +1,135 @@
+/**
+ * The embedded database runs in a thread of its own (pglite-thread.ts): PGlite, its socket server
+ * and the data directory's files (lock, template copy). The store talks to it over the loopback
+ * socket, as to any PostgreSQL server, so nothing of PostgreSQL's start or of its query execution
+ * runs on the thread that serves the node, and a `sandnet start` can start it before it loads the
+ * rest of the program (`startPgliteEarly`): PostgreSQL starts on the second core while the program
+ * loads. Node built-ins only, so that a driver can import this first.
+ */
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
+import type { PgliteOrigin } from "./pglite-files.ts"
+
+/** The embedded database's directory when none is given (relative to the working directory). */
+export const DEFAULT_DATA_DIR = ".sandnet"
+
+/** What the thread opens: `template` undefined means the store says it later (only a new data directory needs one). */
+export interface PgliteThreadData {
+  readonly dataDir: string
+  readonly pgdata: string
+  readonly host: string
+  readonly port: number
+  readonly template?: string | false
+}
+
+export type ToPgliteThread = { readonly type: "template"; readonly template: string | false } | { readonly type: "close" }
+
+export interface PgliteThreadReady {
+  readonly type: "ready"
+  readonly port: number
+  readonly origin: PgliteOrigin
+  /** ms: preparing pgdata (lock, template copy), PGlite.create, the socket server's start */
+  readonly timings: { readonly prepareMs: number; readonly openMs: number; readonly serveMs: number }
+}
+
+export type FromPgliteThread =
+  | PgliteThreadReady
+  | { readonly type: "failed"; readonly kind: "config" | "startup"; readonly message: string }
+  | { readonly type: "closed" }
+
+/** The thread could not open the database: `config` for an unusable data directory (in use, lock not writable). */
+export class PgliteThreadFailure extends Error {
+  constructor(readonly kind: "config" | "startup", message: string) {
+    super(message)
+  }
+}
+
+export interface PgliteThread {
+  readonly data: PgliteThreadData
+  /** The socket server's port once PGlite is open; rejects with a PgliteThreadFailure. */
+  readonly ready: Promise<PgliteThreadReady>
+  /** The template for a new data directory (ignored when it exists, or when given at the start). */
+  readonly useTemplate: (template: string | false) => void
+  /** Closes the socket server, PGlite (a clean shutdown) and the lock, then ends the thread. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * The thread's module: in the bundle (packages/cli/dist) `pglite-thread.mjs` beside this code's chunk;
+ * from the sources (tests, tsx) the TypeScript module, loaded through tsx's loader.
+ */
+const threadModule = (): URL => {
+  if (!import.meta.url.endsWith(".ts")) return new URL("./pglite-thread.mjs", import.meta.url)
+  const tsx = path.dirname(createRequire(import.meta.url).resolve("tsx/package.json"))
+  const entry = new URL("./pglite-thread.ts", import.meta.url).href
+  const api = pathToFileURL(path.join(tsx, "dist", "esm", "api", "index.mjs")).href
+  const code = `import { register } from ${JSON.stringify(api)}\nregister()\nawait import(${JSON.stringify(entry)})\n`
+  return new URL(`data:text/javascript,${encodeURIComponent(code)}`)
+}
+
+/** Starts PGlite's thread; the thread does not keep the process alive until `keepAlive` says so. */
+export const startPgliteThread = (data: PgliteThreadData, keepAlive = true): PgliteThread & { readonly keepProcessAlive: () => void } => {
+  const worker = new Worker(threadModule(), { workerData: data, stdout: false, stderr: false })
+  if (!keepAlive) worker.unref()
+  let exited = false
+  const gone = new Promise<void>((resolve) => worker.once("exit", () => ((exited = true), resolve())))
+  const ready = new Promise<PgliteThreadReady>((resolve, reject) => {
+    worker.on("message", (message: FromPgliteThread) => {
+      if (message.type === "ready") resolve(message)
+      else if (message.type === "failed") {
+        reject(new PgliteThreadFailure(message.kind, message.message))
+        // it closed what it had opened before saying so
+        void worker.terminate()
+      } else void worker.terminate()
+    })
+    worker.once("error", (error) => reject(new PgliteThreadFailure("startup", `PGlite's thread failed: ${error.message}`)))
+    worker.once("exit", (code) => reject(new PgliteThreadFailure("startup", `PGlite's thread ended (${code})`)))
+  })
+  ready.catch(() => {}) // a thread started early may fail with nobody waiting (its data directory refused first)
+  let closing: Promise<void> | undefined
+  return {
+    data,
+    ready,
+    useTemplate: (template) => void (exited || worker.postMessage({ type: "template", template } satisfies ToPgliteThread)),
+    keepProcessAlive: () => worker.ref(),
+    close: () =>
+      (closing ??= exited
+        ? gone
+        : (worker.ref(), worker.postMessage({ type: "close" } satisfies ToPgliteThread), gone))
+  }
+}
+
+let early: (PgliteThread & { readonly keepProcessAlive: () => void }) | undefined
+
+/**
+ * Starts PGlite on `dataDir` (relative to the working directory; default `.sandnet`) before the program is loaded;
+ * the store's layer adopts it when it opens the same directory. Not adopted by the time the process
+ * would exit (the start failed earlier), it is closed cleanly.
+ */
+export const startPgliteEarly = (dataDir: string | undefined): void => {
+  const resolved = path.resolve(dataDir ?? DEFAULT_DATA_DIR)
+  const thread = startPgliteThread({ dataDir: resolved, pgdata: path.join(resolved, "pgdata"), host: "127.0.0.1", port: 0 }, false)
+  early = thread
+  process.once("beforeExit", () => {
+    if (early !== thread) return
+    early = undefined
+    void thread.close()
+  })
+}
+
+/** PGlite's thread for `data`: the one started early when it opened the same, else a new one. */
+export const openPgliteThread = async (data: PgliteThreadData): Promise<PgliteThread> => {
+  const started = early
+  early = undefined
+  if (started !== undefined) {
+    if (started.data.dataDir === data.dataDir && started.data.host === data.host && started.data.port === data.port) {
+      started.keepProcessAlive()
+      if (data.template !== undefined) started.useTemplate(data.template)
+      return started
+    }
+    await started.close()
+  }
+  return startPgliteThread(data)
+}
