@@ -30,6 +30,8 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     node = await startLocalNet(6)
   })
   afterAll(() => node.close())
+  /** alice of the example, whose preapproval proposal waits for the operator's coin. */
+  let aliceParty = ""
 
   const postDar = async (bytes: Uint8Array) =>
     fetch(`http://127.0.0.1:${node.ports.appUserLedger}/v2/packages`, {
@@ -62,6 +64,7 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     // pays the preapproval fee to accept it and has no coin yet (as on a LocalNet whose validator
     // has earned nothing): the proposal waits, and the treasury's transfer to alice below is a
     // two-step one, which _withdraw withdraws.
+    aliceParty = alice.partyId
     const transferPreApprovalProposal = await sdk.amulet.preapproval.command.create({ parties: { receiver: alice.partyId } })
     await submit(alice, aliceKeys, transferPreApprovalProposal)
 
@@ -232,5 +235,8 @@ describe("the Wallet SDK's 13-rewards-for-deposits against --localnet", () => {
     const history = await call(wallet("/transactions"), { token, body: { page_size: 100 } })
     const used = (history.json as { items: Array<{ app_rewards_used?: string }> }).items.map((i) => Number(i.app_rewards_used ?? "0"))
     expect(used.filter((amount) => amount > 0)).toHaveLength(1)
+    // With coin of its own now, the operator has accepted alice's waiting preapproval proposal on a later poll.
+    const preapprovals = await reader.readJsContracts({ parties: [aliceParty], templateIds: ["#splice-amulet:Splice.AmuletRules:TransferPreapproval"], filterByParty: true })
+    expect(preapprovals.map((c) => c.createArgument)).toEqual([expect.objectContaining({ receiver: aliceParty, provider: node.operator })])
   }, 120_000)
 })
