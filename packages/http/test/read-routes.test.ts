@@ -100,22 +100,29 @@ const same = (ways: { readonly viaEffect: Answer; readonly viaReads: Answer }) =
 }
 
 describe("read routes answer as the Effect path", () => {
-  it("scan lookup: a known update (read table), an unknown one (404), a malformed id (400)", async () => {
-    const known = await bothWays(`/api/scan/v0/events/${updateId}`)
-    expect(known.viaEffect.status).toBe(200)
-    expect(known.fromReadTable).toBe(1)
-    same(known)
-    const unknown = await bothWays(`/api/scan/v0/events/1220${"ab".repeat(32)}`)
-    expect(unknown.viaEffect.status).toBe(404)
-    expect(unknown.fromReadTable).toBe(0)
-    same(unknown)
-    const malformed = await bothWays("/api/scan/v0/events/not-an-update-id")
-    expect(malformed.viaEffect.status).toBe(400)
-    same(malformed)
+  it("scan lookups (event, update v0 and v1): a known update (read table), an unknown one (404), a malformed id (400)", async () => {
+    for (const route of ["/api/scan/v0/events", "/api/scan/v0/updates", "/api/scan/v1/updates"]) {
+      const known = await bothWays(`${route}/${updateId}`)
+      expect(known.viaEffect.status).toBe(200)
+      expect(known.fromReadTable).toBe(1)
+      same(known)
+      const unknown = await bothWays(`${route}/1220${"ab".repeat(32)}`)
+      expect(unknown.viaEffect.status).toBe(404)
+      expect(unknown.fromReadTable).toBe(0)
+      same(unknown)
+      const malformed = await bothWays(`${route}/not-an-update-id`)
+      expect(malformed.viaEffect.status).toBe(400)
+      same(malformed)
+    }
+    // A query string is the Effect path's (its parameters are decoded there).
+    const encoded = await bothWays(`/api/scan/v0/events/${updateId}?daml_value_encoding=compact_json`)
+    expect(encoded.fromReadTable).toBe(0)
+    same(encoded)
   })
 
-  it("wallet balance and offers: a user's (read table), no token and a bad one (401), a user without a wallet (404)", async () => {
-    for (const path of ["/api/validator/v0/wallet/balance", "/api/validator/v0/wallet/transfer-offers"]) {
+  it("wallet reads: a user's (read table), no token and a bad one (401), a user without a wallet (404)", async () => {
+    const reads = ["balance", "transfer-offers", "coins", "accepted-transfer-offers", "token-standard/transfers"]
+    for (const path of reads.map((read) => `/api/validator/v0/wallet/${read}`)) {
       const mine = await bothWays(path, alice)
       expect(mine.viaEffect.status).toBe(200)
       expect(mine.fromReadTable).toBe(1)

@@ -1,9 +1,9 @@
 /**
  * A long time advance on a node with its wallets and automations (as `sandnet start` runs it,
  * manual clock): a 40-day jump answers with the new time while other requests are answered; the
- * rounds on scan are those of the new time; an offer that expired on the way is expired; a
- * holding has paid the holding fee of every round that turned, no more; and the same advance
- * on two nodes leaves the same history. The jump catches up at one round per hour before its
+ * rounds on scan are those of the new time; an offer and a transfer instruction (its lock with
+ * it) that expired on the way are expired; a holding has paid the holding fee of every round
+ * that turned, no more; and the same advance on two nodes leaves the same history. The jump catches up at one round per hour before its
  * last day (docs/economy.md, "Time advance").
  */
 import { MICROS_PER_DAY, MICROS_PER_HOUR, amountOf, formatAmount, parseIso } from "@sandnet/core"
@@ -53,6 +53,12 @@ describe("a 40-day time advance of a node with its automations", () => {
     const before = await node.now()
     const expiresAt = before + 2 * MICROS_PER_DAY
     ok(await wallet(node, "POST", "/v0/wallet/transfer-offers", aliceToken, { receiver_party_id: bob, amount: "10", description: "rent", expires_at: expiresAt, tracking_id: "rent" }))
+    // bob locks coin for a token-standard transfer to alice that nobody accepts
+    const bobToken = await tokenOf("bob")
+    await tapFor(node, bobToken, "50")
+    const alice = ok<{ party_id: string }>(await wallet(node, "GET", "/v0/wallet/user-status", aliceToken)).party_id
+    ok(await wallet(node, "POST", "/v0/wallet/token-standard/transfers", bobToken, { receiver_party_id: alice, amount: "3", description: "change", expires_at: expiresAt, tracking_id: "change" }))
+    expect(Number(ok<{ effective_locked_qty: string }>(await wallet(node, "GET", "/v0/wallet/balance", bobToken)).effective_locked_qty)).toBeGreaterThan(3)
     const roundBefore = ok<Balance>(await wallet(node, "GET", "/v0/wallet/balance", aliceToken)).round
 
     let answered = false
@@ -77,8 +83,14 @@ describe("a 40-day time advance of a node with its automations", () => {
     expect(balance.round - roundBefore).toBeGreaterThanOrEqual(39 * 24 + 140)
     expect(balance.round - roundBefore).toBeLessThanOrEqual(39 * 24 + 146)
 
-    // The offer expired on the way.
+    // The offer expired on the way; so did bob's transfer instruction, and its lock with it.
     expect(ok(await wallet(node, "POST", "/v0/wallet/transfer-offers/rent/status", aliceToken))).toEqual({ status: "failed", failure_kind: "expired" })
+    expect(ok<{ transfers: ReadonlyArray<unknown> }>(await wallet(node, "GET", "/v0/wallet/token-standard/transfers", aliceToken)).transfers).toEqual([])
+    const bobs = ok<{ effective_unlocked_qty: string; effective_locked_qty: string }>(await wallet(node, "GET", "/v0/wallet/balance", bobToken))
+    expect(bobs.effective_locked_qty).toBe("0.0000000000")
+    // his coin is back, less the holding fees of his holdings (the change and the unlocked coin: about 4.1 each)
+    expect(Number(bobs.effective_unlocked_qty)).toBeGreaterThan(50 - 2 * 4.2)
+    expect(Number(bobs.effective_unlocked_qty)).toBeLessThan(50 - 4)
 
     // Alice's holding paid the holding fee of each round that turned since it was created.
     const coins = ok<{ coins: ReadonlyArray<Holding> }>(await wallet(node, "GET", "/v0/wallet/coins", aliceToken)).coins
@@ -87,7 +99,6 @@ describe("a 40-day time advance of a node with its automations", () => {
     const fees = amountOf(amount.ratePerRound.rate) * BigInt(balance.round - Number(amount.createdAt.number))
     expect(balance.total_holding_fees).toBe(formatAmount(fees))
     expect(balance.effective_unlocked_qty).toBe(formatAmount(amountOf("100") - fees))
-    expect(ok<Balance>(await wallet(node, "GET", "/v0/wallet/balance", await tokenOf("bob"))).effective_unlocked_qty).toBe("0.0000000000")
   }, 120_000)
 
   it("the same advance on two nodes leaves the same history", async () => {

@@ -8,8 +8,8 @@
  * - `EventStore.postgres(options)` a PostgreSQL server by URL, one schema per node
  */
 import * as PgClient from "@effect/sql-pg/PgClient"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import { Context, Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Context, type Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -26,7 +26,33 @@ export interface PostgresOptions extends SqlStoreOptions {
   readonly maxConnections?: number
 }
 
-export interface EmbeddedOptions extends PgliteOptions, SqlStoreOptions {}
+export interface EmbeddedOptions extends PgliteOptions, SqlStoreOptions {
+  /**
+   * How often the store asks PGlite for a CHECKPOINT when it committed since the last one (default
+   * 10 s). PGlite runs PostgreSQL single-user, without a checkpointer: left alone it checkpoints only
+   * when the WAL reaches max_wal_size (1 GB) or at a clean close, so a start after kill -9 would redo
+   * every commit since the node started.
+   */
+  readonly checkpointInterval?: Duration.DurationInput
+}
+
+/** The embedded store's periodic CHECKPOINT (see `EmbeddedOptions.checkpointInterval`), stopped with the scope. */
+export const pgliteCheckpoints = (interval: Duration.DurationInput) =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const store = yield* EventStore
+      const sql = yield* SqlClient
+      let checkpointed = (yield* store.stats()).commits
+      const checkpoint = Effect.gen(function*() {
+        const { commits } = yield* store.stats()
+        if (commits === checkpointed) return
+        checkpointed = commits
+        // a CHECKPOINT under way finishes before the store closes the connection
+        yield* sql`CHECKPOINT`.pipe(Effect.uninterruptible, Effect.ignore)
+      })
+      yield* Effect.forkScoped(Effect.repeat(checkpoint, Schedule.spaced(interval)))
+    })
+  )
 
 export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventStore, EventStoreService>() {
   /** A fresh, empty in-memory store per build. */
@@ -52,9 +78,11 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
     // A new data directory of the default schema starts from the migrated template when there is one.
     const migrated = options.template === undefined && (options.schema ?? DEFAULT_SCHEMA) === DEFAULT_SCHEMA ? existingMigratedTemplate() : undefined
     const database = pgliteLayer(migrated === undefined ? options : { ...options, template: migrated })
-    return Layer.merge(
-      EventStore.sql(options).pipe(Layer.provide(database)),
-      Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database))
+    const store = EventStore.sql(options).pipe(Layer.provide(database))
+    return Layer.mergeAll(
+      store,
+      Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database)),
+      pgliteCheckpoints(options.checkpointInterval ?? "10 seconds").pipe(Layer.provide(Layer.merge(store, database)))
     )
   }
 

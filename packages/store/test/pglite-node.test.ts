@@ -1,12 +1,14 @@
 /** What is specific to the embedded PGlite layer: data directory lock, start-up origin, crash recovery. */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Effect, Layer, Option, Schedule } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { EmbeddedPglite, EventStore, migratedTemplateDir, prepareMigratedTemplate } from "../src/index.ts"
+import { pgliteCheckpoints } from "../src/EventStore.ts"
+import { EmbeddedPglite, EventStore, migratedTemplateDir, pgliteLayer, prepareMigratedTemplate } from "../src/index.ts"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-store-node-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -55,6 +57,26 @@ describe("embedded PGlite", () => {
           expect((yield* store.readStream("s")).map((e) => e.body)).toEqual([{ schema: schema ?? "sandnet" }])
         }).pipe(Effect.provide(EventStore.pglite(schema === undefined ? { dataDir } : { dataDir, schema })))
       }
+    }))
+
+  it.live("checkpoints what it committed, so that a start after kill -9 redoes only the WAL written since", () =>
+    Effect.gen(function*() {
+      const dataDir = path.join(root, "checkpoints")
+      yield* Effect.gen(function*() {
+        const store = yield* EventStore
+        const sql = yield* SqlClient
+        const redo = sql<{ readonly redo: string }>`SELECT redo_lsn::text AS redo FROM pg_control_checkpoint()`.pipe(Effect.map((rows) => rows[0]!.redo))
+        const before = yield* redo
+        yield* store.append(Array.from({ length: 50 }, (_, i) => ({ stream: "s", seq: i + 1, kind: "k", body: { i } })))
+        // the next checkpoint starts its redo after the append's WAL
+        const written = (yield* sql<{ readonly lsn: string }>`SELECT pg_current_wal_lsn()::text AS lsn`)[0]!.lsn
+        const after = yield* redo.pipe(
+          Effect.filterOrFail((lsn) => lsn !== before, () => "not yet"),
+          Effect.retry(Schedule.spaced("50 millis"))
+        )
+        const lsn = (text: string) => text.split("/").reduce((high, low) => high * 2 ** 32 + Number.parseInt(low, 16), 0)
+        expect(lsn(after)).toBeGreaterThanOrEqual(lsn(written))
+      }).pipe(Effect.provide(pgliteCheckpoints("100 millis").pipe(Layer.provideMerge(EventStore.sql()), Layer.provideMerge(pgliteLayer({ dataDir })))))
     }))
 
   it.live("refuses a data directory that another store has open", () =>

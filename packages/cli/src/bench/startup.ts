@@ -17,6 +17,8 @@ export interface StartupRow {
   readonly wallMs: number
   /** CPU time (user + system) of the process until the answer, when /proc tells it. */
   readonly cpuMs: number | undefined
+  /** The same for the process's main thread alone (PGlite runs in a thread of its own). */
+  readonly mainThreadCpuMs: number | undefined
   readonly baselineWallMs: number
   readonly baselineCpuMs: number | undefined
   readonly targetMs: number
@@ -29,12 +31,13 @@ export interface StartupBench {
 interface Timing {
   readonly wallMs: number
   readonly cpuMs: number | undefined
+  readonly mainThreadCpuMs?: number | undefined
 }
 
-/** User + system CPU time of a running process, in ms (Linux /proc; clock ticks of 10 ms). */
-export const cpuOf = (pid: number | undefined): number | undefined => {
+/** User + system CPU time of a running process (or of its main thread), in ms (Linux /proc; clock ticks of 10 ms). */
+export const cpuOf = (pid: number | undefined, mainThreadOnly = false): number | undefined => {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    const fields = fs.readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
     return (Number(fields[11]) + Number(fields[12])) * 10
   } catch {
     return undefined
@@ -68,9 +71,10 @@ const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, timeoutM
       if (performance.now() - started > timeoutMs) return finish(new Error(`${command.join(" ")}: no answer in ${timeoutMs / 1000} s`))
       const request = http.get({ host: "127.0.0.1", port, path: "/sandnet/health" }, (response) => {
         const cpuMs = cpuOf(child.pid)
+        const mainThreadCpuMs = cpuOf(child.pid, true)
         const wallMs = performance.now() - started
         response.resume()
-        finish({ wallMs, cpuMs })
+        finish({ wallMs, cpuMs, mainThreadCpuMs })
       })
       request.on("error", () => setTimeout(poll, 5))
     }
@@ -138,6 +142,7 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
     name,
     wallMs: t.wallMs,
     cpuMs: t.cpuMs,
+    mainThreadCpuMs: t.mainThreadCpuMs,
     baselineWallMs: baseline.wallMs,
     baselineCpuMs: baseline.cpuMs,
     targetMs
@@ -159,13 +164,14 @@ export const renderStartup = (s: StartupBench): ReadonlyArray<string> => [
   "",
   "From spawning the command to its first HTTP answer (`GET /sandnet/health`), or to its exit for `token`; best of three.",
   "The baselines are a bare Node process in the same run: `node -e` starting an `http` server and answering, and `node -e 0`.",
-  "CPU is the process's user + system time until then (the machine is shared: wall time includes waiting for a core).",
+  "CPU is the process's user + system time until then (the machine is shared: wall time includes waiting for a core);",
+  "main thread: the same for the thread that loads the program and serves (PGlite runs in a thread of its own).",
   "",
-  "| what | wall | CPU | baseline wall | baseline CPU | wall / baseline | target (wall) |",
-  "|---|---|---|---|---|---|---|",
+  "| what | wall | CPU | main thread CPU | baseline wall | baseline CPU | wall / baseline | target (wall) |",
+  "|---|---|---|---|---|---|---|---|",
   ...s.rows.map(
     (r) =>
-      `| ${r.name} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.baselineWallMs)} | ${ms(r.baselineCpuMs)} | ${(r.wallMs / r.baselineWallMs).toFixed(1)}x | ≤ ${ms(r.targetMs)} ${r.wallMs <= r.targetMs ? "(met)" : "(not met)"} |`
+      `| ${r.name} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${ms(r.baselineWallMs)} | ${ms(r.baselineCpuMs)} | ${(r.wallMs / r.baselineWallMs).toFixed(1)}x | ≤ ${ms(r.targetMs)} ${r.wallMs <= r.targetMs ? "(met)" : "(not met)"} |`
   ),
   ""
 ]

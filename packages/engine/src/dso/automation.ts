@@ -12,7 +12,12 @@
  *  3. close every issuing round past its targetClosesAt;
  *  4. expire the unminted coupons of closed rounds (batches of `batchSize`), then archive them;
  *  5. expire dust holdings (batches of `batchSize`);
- *  6. close vote requests that are decided or past voteBefore.
+ *  6. close vote requests that are decided or past voteBefore;
+ *  7. convert featured app activity markers into app reward coupons of the latest open round
+ *     (batches of `batchSize`; Splice's FeaturedAppActivityMarkerTrigger).
+ *
+ * While a long time advance catches up (NetworkPace), the delegate acts on the first tick of each
+ * step only, and the round work of that tick (1 to 3, and archiving) is one transaction.
  *
  * Every SV (not only the delegate) also tells the sequencers about traffic purchases: on each
  * committed MemberTraffic it sends the member's new extra-traffic limit (genesis grant plus
@@ -40,10 +45,12 @@ import {
   Coin_Expire,
   CoinRules_AdvanceOpenMiningRounds,
   CoinRules_ClaimExpiredRewards,
+  CoinRules_ConvertFeaturedAppActivityMarkers,
   CoinRules_MiningRound_Archive,
   CoinRules_MiningRound_Close,
   CoinRules_MiningRound_StartIssuing,
   DsoRules_CloseVoteRequest,
+  FeaturedAppActivityMarker,
   IssuingMiningRound,
   LockedCoin,
   LockedCoin_ExpireCoin,
@@ -102,6 +109,8 @@ export interface DsoAutomationStats {
   /** Coin burned by dust expiry, in Numeric-10 units. */
   dustBurned: bigint
   votesClosed: number
+  /** Featured app activity markers turned into app reward coupons. */
+  markersConverted: number
   trafficLimitsSent: number
   commandsSubmitted: number
   commandsFailed: number
@@ -120,7 +129,7 @@ interface DustCandidate {
 interface CommandPlan {
   readonly commandId: string
   readonly commands: ReadonlyArray<Command>
-  readonly kind: keyof Pick<DsoAutomationStats, "roundsAdvanced" | "roundsIssuing" | "roundsClosed" | "roundsArchived" | "couponsExpired" | "dustExpired" | "votesClosed">
+  readonly kind: keyof Pick<DsoAutomationStats, "roundsAdvanced" | "roundsIssuing" | "roundsClosed" | "roundsArchived" | "couponsExpired" | "dustExpired" | "votesClosed" | "markersConverted">
   readonly count: number
   readonly burned?: bigint
 }
@@ -158,6 +167,7 @@ export class DsoAutomation implements Actor {
     dustExpired: 0,
     dustBurned: 0n,
     votesClosed: 0,
+    markersConverted: 0,
     trafficLimitsSent: 0,
     commandsSubmitted: 0,
     commandsFailed: 0
@@ -330,6 +340,7 @@ export class DsoAutomation implements Actor {
     const latest = this.view.latestOpenRound(now)
     if (this.config.expireDust && latest !== undefined) plans.push(...this.planDust(now, tick, roundNo(latest.payload), latest.contract.created.contractId))
     this.planCloseVotes(now, plans)
+    if (latest !== undefined) this.planConvertMarkers(tick, rulesCid, latest.contract.created.contractId, plans)
     return plans
   }
 
@@ -476,6 +487,20 @@ export class DsoAutomation implements Actor {
     }
   }
 
+  /** 7. convert the featured app activity markers into app reward coupons of the latest open round. */
+  private planConvertMarkers(tick: number, rulesCid: ContractId, roundCid: ContractId, plans: Array<CommandPlan>): void {
+    const markers = [...this.sv.participant.logic.acs.ofTemplate(FeaturedAppActivityMarker.templateId, this.network.dso)].map((c) => c.created.contractId)
+    for (let i = 0; i < markers.length; i += this.config.batchSize) {
+      const batch = markers.slice(i, i + this.config.batchSize)
+      plans.push({
+        commandId: `dso:convert-markers:${tick}:${i}`,
+        kind: "markersConverted",
+        count: batch.length,
+        commands: [Commands.exercise(CoinRules_ConvertFeaturedAppActivityMarkers, rulesCid, { markerCids: batch, openMiningRoundCid: roundCid })]
+      })
+    }
+  }
+
   private planDust(now: Micros, tick: number, round: number, roundCid: ContractId): ReadonlyArray<CommandPlan> {
     const plans: Array<CommandPlan> = []
     let batch: Array<Command> = []
@@ -587,6 +612,7 @@ export const totalDsoStats = (automations: ReadonlyArray<DsoAutomation>): DsoAut
     dustExpired: 0,
     dustBurned: 0n,
     votesClosed: 0,
+    markersConverted: 0,
     trafficLimitsSent: 0,
     commandsSubmitted: 0,
     commandsFailed: 0

@@ -497,11 +497,17 @@ export const ScanRoutes = mergeRoutes(
 const eventNow = (view: ScanView, updateId: string) =>
   isUpdateId(updateId) ? ScanReads.eventById(view.sv.scan, updateId, renderOptions(view, DEFAULT_VALUE_ENCODING)) : undefined
 
+/** GetUpdateById's (v0, v1) read for a request without query parameters. */
+const updateNow = (view: ScanView, updateId: string, style: "v0" | "v1") =>
+  isUpdateId(updateId) ? ScanReads.updateById(view.sv.scan, updateId, style, renderOptions(view, DEFAULT_VALUE_ENCODING)) : undefined
+
 /**
  * The scan reads answered without a fiber (read-routes.ts): the same engine reads as their `bind`
  * above, for a request without query parameters; anything else (a bad or unknown update id) is
  * answered by `ScanRoutes`.
  */
 export const ScanReadRoutes: ReadonlyArray<ReadRoute> = [
-  readRoute(Surfaces.scan, GetEventById, ({ path }, engine) => eventNow(scanViewOf(engine), path["update_id"] ?? ""))
+  readRoute(Surfaces.scan, GetEventById, ({ path }, engine) => eventNow(scanViewOf(engine), path["update_id"] ?? "")),
+  readRoute(Surfaces.scan, GetUpdateByIdV1, ({ path }, engine) => updateNow(scanViewOf(engine), path["update_id"] ?? "", "v1")),
+  readRoute(Surfaces.scan, GetUpdateByIdV0, ({ path }, engine) => updateNow(scanViewOf(engine), path["update_id"] ?? "", "v0"))
 ]

@@ -282,5 +282,8 @@ export const WalletRoutes = mergeRoutes(surfaceNotFound(Surfaces.wallet), Wallet
  */
 export const WalletReadRoutes: ReadonlyArray<ReadRoute> = [
   readRoute(w, GetBalance, ({ user }, engine) => walletReadNow(engine, (view) => view.node.getBalance(user, view.now))),
-  readRoute(w, ListTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTransferOffers(user)))
+  readRoute(w, ListTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTransferOffers(user))),
+  readRoute(w, ListCoins, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listHoldings(user, view.now))),
+  readRoute(w, ListAcceptedTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listAcceptedTransferOffers(user))),
+  readRoute(w, ListTokenStandardTransfers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTokenStandardTransfers(user)))
 ]

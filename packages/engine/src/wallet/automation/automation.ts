@@ -1,7 +1,7 @@
 /**
  * The wallet's automations: one actor per wallet (validator node) acting for all its users, driven
  * by ledger updates (reacting at once) and by its own timer every `pollInterval` (work that waits
- * for time to pass). Each automation is a module of this folder over the shared state (state.ts),
+ * for time to pass; once per step while a long time advance catches up: NetworkPace). Each automation is a module of this folder over the shared state (state.ts),
  * whose queues work.ts fills from the commit listener.
  *
  * On updates: accept offers from configured senders (auto-accept), pay accepted offers the users
