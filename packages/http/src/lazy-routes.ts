@@ -44,12 +44,14 @@ type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpSer
 const loader = <R>(group: LazyGroup<R, R>, context: Context.Context<R>, scope: Scope.Scope) =>
   Effect.gen(function* () {
     const built = yield* Deferred.make<App>()
+    // built with exactly the services the group was built with, as an eager build would have been
+    // (not with those of the request that came first)
     const build = Effect.gen(function* () {
       const routes = yield* Effect.promise(group.load)
       const router = Layer.provide(HttpLayerRouter.layer, Layer.succeed(HttpLayerRouter.RouterConfig, ROUTER_CONFIG))
       const services = yield* Layer.buildWithScope(Layer.provideMerge(routes, router), scope)
       return Context.get(services, HttpLayerRouter.HttpRouter).asHttpEffect()
-    }).pipe(Effect.provide(context))
+    }).pipe(Effect.mapInputContext((_: Context.Context<never>) => context))
     let started = false
     // The build runs in the group's scope, not in the request's fiber: a request that goes away
     // does not interrupt it.
@@ -81,7 +83,9 @@ export const lazyRoutes = <const Groups extends ReadonlyArray<LazyGroup<unknown,
           Effect.catchAll((error) => (HttpServerError.isServerError(error) && error._tag === "RouteNotFound" ? notFound : Effect.die(error)))
         )
         // the methods of the surfaces' not-found routes (every method a route is added for; HEAD finds GET)
-        for (const root of group.roots) for (const path of [root, `${root}/*` as const]) for (const method of ANY_METHOD) routes.push(HttpLayerRouter.route(method, path, handler))
+        for (const root of group.roots) {
+          for (const path of [root, `${root}/*` as const]) routes.push(...ANY_METHOD.map((method) => HttpLayerRouter.route(method, path, handler)))
+        }
       }
       yield* router.addAll(routes)
     })
