@@ -181,6 +181,8 @@ const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
   }
 }
 
+// The bench gone (or done with us): nothing to report to.
+process.once("disconnect", () => process.exit(0))
 process.once("message", (message: LoadClientsRun) => {
   void runClients(message).then(
     (done) => process.send?.(done, () => process.disconnect()),
