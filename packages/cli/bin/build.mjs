@@ -190,14 +190,27 @@ const sideEffectFreeLedgerProto = {
  * 120 ms of every start (--cpu-prof), also of `start --in-memory`, which never opens a connection.
  * @effect/platform-node's HTTP server imports ws (~18 ms to load) for a websocket server it makes at
  * the first upgrade. For those importers they are modules of the same names that require the real
- * ones at their first use (all three are CommonJS, so that is synchronous).
+ * ones at their first use (all are CommonJS, or have a CommonJS build, so that is synchronous).
+ * Likewise, what a start does not use before its first request (CPU marks between the bundle's
+ * modules, compiling included): the engine's fflate (DAR archives, gzip of ACS snapshots; ~10 ms,
+ * its tables are built when it loads) and Canton's protobuf bindings with their runtime (prepared
+ * transactions of the interactive submission; 190 KB, ~15 ms), and platform-node's mime (37 KB,
+ * types of the files the web pages serve).
  */
-const LAZY_COMMONJS = { pg: /[\\/]@effect[\\/]sql-pg[\\/]/, "pg-cursor": /[\\/]@effect[\\/]sql-pg[\\/]/, ws: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpServer\.js$/ }
+const ENGINE = /[\\/]packages[\\/]engine[\\/]src[\\/]/
+const LAZY_COMMONJS = {
+  pg: /[\\/]@effect[\\/]sql-pg[\\/]/,
+  "pg-cursor": /[\\/]@effect[\\/]sql-pg[\\/]/,
+  ws: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpServer\.js$/,
+  fflate: ENGINE,
+  "@canton-network/core-ledger-proto": ENGINE,
+  mime: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpPlatform\.js$/
+}
 const lazyPgPlugin = {
   name: "lazy-pg",
   setup(b) {
     const nodeRequire = createRequire(import.meta.url)
-    b.onResolve({ filter: /^(pg|pg-cursor|ws)$/ }, (args) => {
+    b.onResolve({ filter: /^(pg|pg-cursor|ws|fflate|@canton-network\/core-ledger-proto|mime)$/ }, (args) => {
       // the stub's own require: loaded by Node from node_modules, not bundled
       if (args.namespace === "lazy-pg") return { path: args.path, external: true }
       return LAZY_COMMONJS[args.path]?.test(args.importer) === true ? { path: args.path, namespace: "lazy-pg", pluginData: args.resolveDir } : undefined
@@ -213,11 +226,14 @@ const lazyPgPlugin = {
         "const lazyFunction = (key) => new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(at(key), self, args), construct: (_, args) => Reflect.construct(at(key), args), get: (_, property) => at(key)[property] })",
         "const lazyObject = (key) => new Proxy({}, { get: (_, property) => at(key)[property], set: (_, property, value) => ((at(key)[property] = value), true), has: (_, property) => property in at(key) })"
       ]
-      if (typeof real === "function") lines.push("export default lazyFunction(undefined)")
+      // pure: the bundle keeps the stubs of what its code imports only
+      if (typeof real === "function") lines.push("export default /* @__PURE__ */ lazyFunction(undefined)")
+      else if (real.__esModule !== true) lines.push("export default /* @__PURE__ */ lazyObject(undefined)")
       for (const key of Object.keys(real)) {
         const value = real[key]
-        if (typeof value === "function") lines.push(`export const ${key} = lazyFunction(${JSON.stringify(key)})`)
-        else if (typeof value === "object" && value !== null) lines.push(`export const ${key} = lazyObject(${JSON.stringify(key)})`)
+        if (key === "default" || key === "__esModule") continue
+        if (typeof value === "function") lines.push(`export const ${key} = /* @__PURE__ */ lazyFunction(${JSON.stringify(key)})`)
+        else if (typeof value === "object" && value !== null) lines.push(`export const ${key} = /* @__PURE__ */ lazyObject(${JSON.stringify(key)})`)
         else lines.push(`export const ${key} = ${JSON.stringify(value)}`)
       }
       return { loader: "js", contents: lines.join("\n") }
@@ -286,9 +302,15 @@ const nodeBundle = {
 
 const bundleOptions = {
   ...nodeBundle,
-  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, sideEffectFreeLedgerProto, lazyPgPlugin],
-  // PGlite's thread (packages/store/src/pglite-host.ts) is a module of its own beside the chunks
-  entryPoints: { sandnet: join(here, "..", "src", "main.ts"), "pglite-thread": join(packages, "store", "src", "pglite-thread.ts") },
+  // lazyPgPlugin before sideEffectFreeLedgerProto: the engine's imports of the bindings are lazy
+  plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, lazyPgPlugin, sideEffectFreeLedgerProto],
+  // PGlite's thread (packages/store/src/pglite-host.ts) and the load bench's clients (src/bench/load.ts)
+  // are modules of their own beside the chunks
+  entryPoints: {
+    sandnet: join(here, "..", "src", "main.ts"),
+    "pglite-thread": join(packages, "store", "src", "pglite-thread.ts"),
+    "load-clients": join(here, "..", "src", "bench", "load-clients.ts")
+  },
   outdir: dist,
   outExtension: { ".js": ".mjs" },
   splitting: true,

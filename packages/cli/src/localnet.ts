@@ -1,7 +1,7 @@
 /**
  * What `sandnet start --localnet` prints about LocalNet's layout (packages/http/src/localnet/layout.ts).
  */
-import { LOCALNET_AUDIENCE, LOCALNET_USER, localNetPorts, SCAN_HOST } from "@sandnet/http"
+import { LOCALNET_AUDIENCE, LOCALNET_USER, localNetPorts, SCAN_HOST } from "@sandnet/http/serve"
 
 /** The addresses of the layout, as LocalNet's clients configure them. */
 export const localNetLines = (offset: number): ReadonlyArray<string> => {

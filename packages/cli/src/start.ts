@@ -8,7 +8,7 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
-import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http"
+import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http/serve"
 import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,
@@ -163,7 +163,7 @@ const served = (options: StartOptions) => {
   const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
   return options.localnet === true
     ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests })
-    : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret } })
+    : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret }, reads: NodeReadRoutes })
 }
 
 export const start = (given: StartOptions) =>

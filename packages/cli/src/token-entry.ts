@@ -4,7 +4,9 @@
  * takes to start. It handles the well-formed invocations only; anything else (`--help`, an unknown
  * flag, a missing value) is left to the full command line, which explains it.
  */
-import { devTokenAt } from "@sandnet/http"
+// dev-token.ts, not the package's index: the index reaches server.ts's import() of the surfaces, and
+// a bundle without code splitting (this one) inlines every import() target it meets (4.7 MB, not 10 KB)
+import { devTokenAt } from "@sandnet/http/dev-token"
 
 /** The options of `sandnet token` (the same as main.ts declares). */
 export interface TokenArguments {

@@ -95,8 +95,22 @@ export interface ValidatorNode {
   readonly operator: PartyId
 }
 
+/**
+ * The pace of the network's timed automations, set by the node while a time advance catches up
+ * (docs/economy.md, "Time advance"); a simulation never sets it.
+ */
+export interface NetworkPace {
+  /**
+   * While a step of a long time advance is delivered (every step but the last): the step's end.
+   * The DSO then acts on the first tick of each step only, and the wallets poll once per step.
+   */
+  catchUpUntil: Micros | undefined
+}
+
 export interface CoinNetwork {
   readonly config: CoinNetworkConfig
+  /** Mutable: the node sets it during a time advance. */
+  readonly pace: NetworkPace
   readonly topology: TopologyState
   readonly registry: TemplateRegistry
   readonly dso: PartyId
@@ -147,6 +161,7 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
     grantGenesisTraffic(config, synchronizers, superValidators, validators)
     return {
       config,
+      pace: { catchUpUntil: undefined },
       topology,
       registry,
       dso,

@@ -17,7 +17,7 @@
  * `AuthenticatedUser` service and check rights with the `require*` helpers.
  */
 import type { Headers } from "@effect/platform"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Either, Layer } from "effect"
 import { createRemoteJWKSet, decodeJwt, errors as JoseErrors, jwtVerify, type JWTPayload } from "jose"
 import { Admin } from "./engine-admin.ts"
 import { PermissionDenied, Unauthenticated } from "./errors.ts"
@@ -148,8 +148,10 @@ export const requireExecuteAs = (party: string): Effect.Effect<UserAccess, Permi
 // ---------------------------------------------------------------------------------------------
 
 /** `Authorization: Bearer <token>`. */
-export const bearerToken = (headers: Headers.Headers): string | undefined => {
-  const value = headers["authorization"]
+export const bearerToken = (headers: Headers.Headers): string | undefined => bearerTokenOf(headers["authorization"])
+
+/** The token of an Authorization header's value (`Bearer <token>`). */
+export const bearerTokenOf = (value: string | undefined): string | undefined => {
   if (value === undefined) return undefined
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value)
   return match?.[1]
@@ -180,6 +182,19 @@ export interface AuthenticatorService {
   readonly resolve: (subject: Subject) => Effect.Effect<UserAccess, PermissionDenied>
   /** Like `resolve`, but a user that does not exist (yet) is `undefined` instead of a denial. */
   readonly resolveIfExists: (subject: Subject) => Effect.Effect<UserAccess | undefined, PermissionDenied>
+  /**
+   * `verify` then `resolveIfExists` as a plain call, for the reads without a fiber (read-routes.ts):
+   * the subject and its user (undefined: none yet) of a token whose signature was verified before,
+   * every other check made now, on the current users and providers. Undefined when the token would
+   * need verifying or any check fails: the Effect path then verifies it, or answers the failure.
+   */
+  readonly knownNow: (token: string, settings: AuthSettings, nowMillis: number) => KnownCaller | undefined
+}
+
+/** Who calls, as `knownNow` found it. */
+export interface KnownCaller {
+  readonly subject: Subject
+  readonly access: UserAccess | undefined
 }
 
 export class Authenticator extends Context.Tag("@sandnet/http/Authenticator")<Authenticator, AuthenticatorService>() {
@@ -205,21 +220,21 @@ const joseReason = (error: unknown): string => {
   return `the identity provider's JWKS could not be fetched (${error instanceof Error ? error.message : String(error)})`
 }
 
-const checkSubjectAndScope = (claims: JWTPayload): Effect.Effect<string, Unauthenticated> => {
+const checkSubjectAndScope = (claims: JWTPayload): Either.Either<string, Unauthenticated> => {
   const scope = claims["scope"]
   if (scope !== undefined) {
     const scopes = (typeof scope === "string" ? scope.split(" ") : Array.isArray(scope) ? scope.map(String) : []).filter((s) => s !== "")
     // Canton accepts audience-based tokens, whose scope is empty (LocalNet's SDK config sends `scope: ""`).
     const audienceBased = scopes.length === 0 && claims.aud !== undefined
     if (!audienceBased && !scopes.includes(LEDGER_API_SCOPE)) {
-      return Effect.fail(new Unauthenticated({ reason: `the scope claim must contain ${LEDGER_API_SCOPE}` }))
+      return Either.left(new Unauthenticated({ reason: `the scope claim must contain ${LEDGER_API_SCOPE}` }))
     }
   }
   const sub = claims.sub
   if (sub === undefined || sub === "") {
-    return Effect.fail(new Unauthenticated({ reason: "the token has no sub claim naming the ledger user" }))
+    return Either.left(new Unauthenticated({ reason: "the token has no sub claim naming the ledger user" }))
   }
-  return Effect.succeed(sub)
+  return Either.right(sub)
 }
 
 /** Remote key sets, per provider and URL, so that a changed jwksUrl starts a fresh cache. */
@@ -242,6 +257,9 @@ const makeKeySets = () => {
   }
 }
 
+/** The most verified tokens remembered (the oldest is forgotten first): one per client is the usual need. */
+export const MAX_VERIFIED_TOKENS = 4096
+
 /**
  * Tokens whose signature was verified, with the claims and the verifier's settings they were
  * verified under: a client sends the same token with every request, and checking an HMAC or RSA
@@ -251,7 +269,7 @@ const makeKeySets = () => {
 const makeVerifiedTokens = () => {
   const verified = new Map<string, { readonly under: string; readonly payload: JWTPayload }>()
   const remember = (token: string, under: string, payload: JWTPayload): void => {
-    if (verified.size >= 4096) verified.delete(verified.keys().next().value as string)
+    if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string)
     verified.set(token, { under, payload })
   }
   const recall = (token: string, under: string, nowSeconds: number, leeway: number): JWTPayload | undefined => {
@@ -263,8 +281,17 @@ const makeVerifiedTokens = () => {
     }
     return hit.payload
   }
-  return { remember, recall }
+  /** The claims of a token verified before (under any settings; `recall` checks them). */
+  const claimsOf = (token: string): JWTPayload | undefined => verified.get(token)?.payload
+  return { remember, recall, claimsOf }
 }
+
+/** What a provider's tokens are verified under: a change of any of these verifies them again. */
+const providerUnder = (provider: Admin.IdentityProviderConfig): string =>
+  `idp\n${provider.identityProviderId}\n${provider.issuer}\n${provider.jwksUrl}\n${provider.audience ?? ""}`
+
+/** What the node's own (HS256) tokens are verified under. */
+const secretUnder = (settings: AuthSettings): string => `dev\n${settings.secret}\n${settings.audience ?? ""}`
 
 type VerifiedTokens = ReturnType<typeof makeVerifiedTokens>
 
@@ -286,7 +313,7 @@ const verifyProviderToken = (
     if (provider.isDeactivated) {
       return yield* Effect.fail(new Unauthenticated({ reason: `identity provider "${provider.identityProviderId}" is deactivated` }))
     }
-    const under = `idp\n${provider.identityProviderId}\n${provider.issuer}\n${provider.jwksUrl}\n${provider.audience ?? ""}`
+    const under = providerUnder(provider)
     const known = tokens.recall(token, under, Math.floor(now.getTime() / 1000), settings.leewaySeconds)
     if (known !== undefined) {
       const userId = yield* checkSubjectAndScope(known)
@@ -312,7 +339,7 @@ const verifyProviderToken = (
 /** Any other token: HS256 signed with the node's secret (the default identity provider's users). */
 const verifySecretToken = ({ token, settings, now, tokens }: Verification, issuer: string | undefined): Effect.Effect<Subject, Unauthenticated> =>
   Effect.gen(function* () {
-    const under = `dev\n${settings.secret}\n${settings.audience ?? ""}`
+    const under = secretUnder(settings)
     const known = tokens.recall(token, under, Math.floor(now.getTime() / 1000), settings.leewaySeconds)
     if (known !== undefined) {
       const userId = yield* checkSubjectAndScope(known)
@@ -341,18 +368,18 @@ const verifySecretToken = ({ token, settings, now, tokens }: Verification, issue
   })
 
 /** The subject's user record must belong to the token's identity provider and be active. */
-const checkUser = (subject: Subject, record: Admin.UserRecord): Effect.Effect<UserAccess, PermissionDenied> => {
+const checkUser = (subject: Subject, record: Admin.UserRecord): Either.Either<UserAccess, PermissionDenied> => {
   if (record.user.identityProviderId !== subject.identityProviderId) {
-    return Effect.fail(
+    return Either.left(
       new PermissionDenied({
         reason: `user "${subject.userId}" is not managed by identity provider "${subject.identityProviderId}"`
       })
     )
   }
   if (record.user.isDeactivated) {
-    return Effect.fail(new PermissionDenied({ reason: `user "${subject.userId}" is deactivated` }))
+    return Either.left(new PermissionDenied({ reason: `user "${subject.userId}" is deactivated` }))
   }
-  return Effect.succeed(userAccess(subject, record))
+  return Either.right(userAccess(subject, record))
 }
 
 export const makeAuthenticator = (users: Admin.UserManagementService): AuthenticatorService => {
@@ -387,5 +414,21 @@ export const makeAuthenticator = (users: Admin.UserManagementService): Authentic
         : Effect.succeed(access)
     )
 
-  return { verify, resolve, resolveIfExists }
+  const knownNow = (token: string, settings: AuthSettings, nowMillis: number): KnownCaller | undefined => {
+    const claims = tokens.claimsOf(token)
+    if (claims === undefined) return undefined
+    const state = users.stateNow()
+    const provider = typeof claims.iss === "string" ? Admin.identityProviderByIssuer(state, claims.iss) : undefined
+    if (provider?.isDeactivated === true) return undefined
+    const known = tokens.recall(token, provider === undefined ? secretUnder(settings) : providerUnder(provider), Math.floor(nowMillis / 1000), settings.leewaySeconds)
+    const userId = known === undefined ? undefined : checkSubjectAndScope(known)
+    if (known === undefined || userId === undefined || Either.isLeft(userId)) return undefined
+    const subject: Subject = { userId: userId.right, identityProviderId: provider?.identityProviderId ?? Admin.DEFAULT_IDENTITY_PROVIDER_ID, claims: known }
+    const record = Admin.getUser(state, subject.userId, undefined)
+    if (Either.isLeft(record)) return { subject, access: undefined }
+    const access = checkUser(subject, record.right)
+    return Either.isLeft(access) ? undefined : { subject, access: access.right }
+  }
+
+  return { verify, resolve, resolveIfExists, knownNow }
 }

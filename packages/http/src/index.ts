@@ -54,7 +54,8 @@ export {
   type HttpNodeSettings,
   type Surface
 } from "./surface.ts"
-export { baseUrl, layerMemory, NodeRoutes, serve, type ServeOptions } from "./server.ts"
+export { baseUrl, layerMemory, NodeReadRoutes, NodeRoutes, serve, type ServeOptions } from "./server.ts"
+export { readRoute, type ReadRoute } from "./read-routes.ts"
 export { SandnetStorageGroup, StorageRoutes } from "./sandnet-storage.ts"
 export { Dialect, nameTableOf, specNames, upstreamNames, type DialectName, type NameTable } from "./dialect/index.ts"
 export {

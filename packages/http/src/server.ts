@@ -12,23 +12,20 @@
  */
 import { HttpLayerRouter, HttpMiddleware, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
-import { createServer, type IncomingMessage } from "node:http"
+import { NodeRuntime } from "@sandnet/node"
+import { Effect, Layer, Option } from "effect"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AuthConfig, Authenticator, type AuthSettings } from "./auth.ts"
 import { Admin } from "./engine-admin.ts"
-import { LedgerRoutes } from "./ledger/index.ts"
-import { DocsRoutes } from "./openapi.ts"
-import { RegistryRoutes } from "./registry/index.ts"
-import { ScanRoutes } from "./scan/index.ts"
-import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, type HttpNodeSettings, mergeRoutes } from "./surface.ts"
-import { WalletRoutes } from "./wallet/index.ts"
-import { ScanUpstreamRoutes } from "./scan/upstream/index.ts"
+import { checkLedgerParticipant } from "./ledger/context.ts"
+import { lazyGroup, lazyRoutes, ROUTER_CONFIG } from "./lazy-routes.ts"
+import { DEFAULT_HTTP_NODE_SETTINGS, HttpNodeConfig, rootNotFound, rootNotFoundAnswer, type HttpNodeSettings, mergeRoutes } from "./surface.ts"
+import { Dialect } from "./dialect/index.ts"
+import { makeReadTable, type ReadRoutes, type ReadTable } from "./read-routes.ts"
+import { RequestLogs } from "./web/request-log.ts"
 import { WebRoutes } from "./web/index.ts"
-import { answerClientError, guardRequest, MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
-import { ScanProxyRoutes, scanProxyRegistryPath } from "./wallet/scan-proxy.ts"
-import { TransferFactoryRoutes } from "./registry/transfer-factory.ts"
-import { AllocationRoutes } from "./registry/allocation.ts"
-import { TrafficStatusRoutes } from "./scan/traffic-status.ts"
+import { answerClientError, guardRequest } from "./request-guards.ts"
+import { scanProxyRegistryPath } from "./wallet/scan-proxy-path.ts"
 import { refuseWhileShuttingDown } from "./shutdown.ts"
 
 /**
@@ -48,16 +45,63 @@ export const preferDamlWsAuth = (request: IncomingMessage): void => {
 
 const DAML_WS_AUTH = "daml.ws.auth"
 
-const createNodeServer = () => {
+/** The request listeners (the Effect path) get what the read table leaves (read-routes.ts). */
+const askReadsFirst = (server: Server, reads: ReadTable): void => {
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
+    if (event === "request") {
+      const [request, response] = args as [IncomingMessage, ServerResponse]
+      if (reads(request, response, () => void emit("request", request, response))) return true
+    }
+    return emit(event, ...args)
+  }) as Server["emit"]
+}
+
+const createNodeServer = (reads: ReadTable | undefined) => () => {
   // Host is checked by guardRequest (an answer in the surface's shape, not Node's empty 400).
   const server = createServer({ requireHostHeader: false })
   server.prependListener("upgrade", preferDamlWsAuth)
   server.on("clientError", answerClientError)
+  if (reads !== undefined) askReadsFirst(server, reads)
   return server
 }
 
-/** Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). */
-export const NodeRoutes = mergeRoutes(LedgerRoutes, ScanRoutes, ScanUpstreamRoutes, WalletRoutes, ScanProxyRoutes, RegistryRoutes, TransferFactoryRoutes, AllocationRoutes, TrafficStatusRoutes, DocsRoutes, WebRoutes, rootNotFound)
+/**
+ * Every route of this package (ledger admin endpoints, 501 reservations, 404s, /docs). The four
+ * surfaces and /docs are loaded at their first request (lazy-routes.ts): each group holds every
+ * route under its roots. The web pages and /sandnet (health, the first request of a start) are not.
+ */
+export const NodeRoutes = mergeRoutes(
+  lazyRoutes(
+    rootNotFoundAnswer,
+    lazyGroup({ roots: ["/v2"], load: () => import("./ledger/index.ts").then((m) => m.LedgerRoutes), atStart: checkLedgerParticipant }),
+    lazyGroup({
+      roots: ["/api/scan"],
+      load: () => import("./scan/routes.ts").then((m) => m.AllScanRoutes)
+    }),
+    lazyGroup({
+      roots: ["/api/validator"],
+      load: () => import("./wallet/routes.ts").then((m) => m.AllWalletRoutes)
+    }),
+    lazyGroup({
+      roots: ["/registry"],
+      load: () => import("./registry/routes.ts").then((m) => m.AllRegistryRoutes)
+    }),
+    lazyGroup({ roots: ["/docs"], load: () => import("./openapi.ts").then((m) => m.DocsRoutes) })
+  ),
+  WebRoutes,
+  rootNotFound
+)
+
+/**
+ * The read routes of `NodeRoutes` (read-routes.ts): serve NodeRoutes with `reads: NodeReadRoutes`.
+ * Loaded with their surfaces' modules, after the start (the table is asked once they are in).
+ */
+export const NodeReadRoutes: ReadRoutes = () =>
+  Promise.all([import("./scan/index.ts"), import("./wallet/index.ts")]).then(([scan, wallet]) => [
+    ...scan.ScanReadRoutes,
+    ...wallet.WalletReadRoutes
+  ])
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(
@@ -75,7 +119,30 @@ export interface ServeOptions {
   readonly http?: Partial<HttpNodeSettings> | undefined
   readonly auth?: Partial<AuthSettings> | undefined
   readonly middleware?: AppMiddleware | undefined
+  /**
+   * Reads answered without a fiber before the router (read-routes.ts; `NodeReadRoutes` with
+   * `NodeRoutes`), none by default. They are not asked while requests are logged or a middleware
+   * wraps the app (they would bypass it), nor on a node without an engine runtime.
+   */
+  readonly reads?: ReadRoutes | undefined
 }
+
+/** The read table of the node, or undefined when the Effect path answers everything. */
+const readTableOf = (settings: HttpNodeSettings, options: ServeOptions) =>
+  Effect.gen(function* () {
+    const reads = options.reads ?? []
+    const runtime = yield* Effect.serviceOption(NodeRuntime)
+    if ((Array.isArray(reads) && reads.length === 0) || settings.logRequests || options.middleware !== undefined || Option.isNone(runtime)) return undefined
+    const clock = yield* Effect.clock
+    return makeReadTable(reads, {
+      runtime: runtime.value,
+      authenticator: yield* Authenticator,
+      authSettings: yield* AuthConfig,
+      names: yield* Dialect,
+      log: yield* RequestLogs,
+      nowMillis: () => clock.unsafeCurrentTimeMillis()
+    })
+  })
 
 /**
  * Serves route Layers on host:port (port 0 picks a free port; read it from `HttpServer`). The
@@ -85,11 +152,7 @@ export interface ServeOptions {
 export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOptions = {}) => {
   const settings: HttpNodeSettings = { ...DEFAULT_HTTP_NODE_SETTINGS, ...options.http }
   return HttpLayerRouter.serve(routes, {
-    // Path parameters carry suffixed contract ids (134 characters) and party ids (up to 255):
-    // find-my-way's default limit of 100 would answer them 404 before any route runs.
-    // Paths match exactly, as Canton and Splice match them: case-sensitive, and a trailing slash
-    // is another path (find-my-way's defaults ignore both).
-    routerConfig: { maxParamLength: MAX_PATH_SEGMENT_LENGTH, caseSensitive: true, ignoreTrailingSlash: false },
+    routerConfig: ROUTER_CONFIG,
     disableLogger: !settings.logRequests,
     disableListenLog: true,
     middleware: (app) => {
@@ -101,10 +164,14 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
     // The platform opens a tracing span per request (URL parsed, every header copied into it);
     // nothing here exports spans, so it is pure cost on every request.
     HttpMiddleware.withTracerDisabledWhen(() => true),
-    Layer.provide(Authenticator.layer),
     Layer.provide(HttpNodeConfig.layer(settings)),
+    Layer.provideMerge(
+      Layer.unwrapEffect(Effect.map(readTableOf(settings, options), (reads) => NodeHttpServer.layer(createNodeServer(reads), { port: settings.port, host: settings.host })))
+    ),
+    // One authenticator and one request log for the routes and the read table (its verified tokens, its entries).
+    Layer.provide(Authenticator.layer),
     Layer.provide(AuthConfig.layer(options.auth ?? {})),
-    Layer.provideMerge(NodeHttpServer.layer(createNodeServer, { port: settings.port, host: settings.host }))
+    Layer.provide(RequestLogs.layer)
   )
 }
 
@@ -115,7 +182,7 @@ export const serve = <E, R>(routes: Layer.Layer<never, E, R>, options: ServeOpti
 export const layerMemory = (
   options: ServeOptions & { readonly admin?: Admin.UserManagementOptions | undefined } = {}
 ) =>
-  serve(NodeRoutes, options).pipe(Layer.provideMerge(Admin.UserManagement.layerMemory(options.admin)))
+  serve(NodeRoutes, { reads: NodeReadRoutes, ...options }).pipe(Layer.provideMerge(Admin.UserManagement.layerMemory(options.admin)))
 
 /** `http://host:port` of the running server. */
 export const baseUrl: Effect.Effect<string, never, HttpServer.HttpServer> = Effect.map(HttpServer.HttpServer, (server) =>

@@ -502,7 +502,7 @@ interface RouteSpec {
  * router's plain 404 instead of the surface's. HEAD finds the GET routes (the router's fallback), so
  * a HEAD of a GET endpoint answers as its GET does, and a HEAD of an unknown path as a GET of it.
  */
-const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
+export const ANY_METHOD = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 
 /** The routes a Layer made by `addRoutes` adds, so that `mergeRoutes` can add many of them in one step. */
 const routeSpecs = new WeakMap<object, ReadonlyArray<RouteSpec>>()
@@ -655,19 +655,20 @@ export const surfaceNotFound = (surface: Surface): Layer.Layer<never, never, Htt
 const mergeLayers = <R>(layers: ReadonlyArray<Layer.Layer<never, never, R>>): Layer.Layer<never, never, R> =>
   layers.length === 0 ? (Layer.empty as Layer.Layer<never, never, R>) : mergeRoutes(...(layers as [Layer.Layer<never, never, R>]))
 
-/** Anything outside every surface. */
-export const rootNotFound: Layer.Layer<never, never, HttpLayerRouter.HttpRouter> = addRoute(
-  "*",
-  "*",
-  Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
+/** The answer to a request outside every surface. */
+export const rootNotFoundAnswer: Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> = Effect.map(
+  HttpServerRequest.HttpServerRequest,
+  (request) =>
     HttpServerResponse.unsafeJson(
       {
         error: `no route for ${request.method} ${new URL(request.url, "http://x").pathname}; surfaces: /api/scan, /api/validator, /registry, /v2; documents: /docs`
       },
       { status: 404 }
     )
-  )
 )
+
+/** Anything outside every surface. */
+export const rootNotFound: Layer.Layer<never, never, HttpLayerRouter.HttpRouter> = addRoute("*", "*", rootNotFoundAnswer)
 
 /** Re-exported for handlers: deny with 403 in the surface's shape. */
 export { PermissionDenied }

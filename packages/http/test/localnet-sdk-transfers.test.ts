@@ -125,6 +125,10 @@ describe("the Wallet SDK's transfer flows against --localnet", () => {
     const { registryUrl } = sdkConfig(node)
     const alice = await externalParty(sdk, "v1-07-alice")
     const bob = await externalParty(sdk, "v1-07-bob")
+    // The operator pays the preapproval fee. The example leaves that to LocalNet's validator wallet
+    // (its rewards, or the 05 example's tapInternal run before it on the same LocalNet); this node is
+    // new, so the test taps the operator as 05 does.
+    await sdk.amulet.tapInternal("1000")
     await bob.submit(await sdk.amulet.preapproval.command.create({ parties: { receiver: bob.partyId } }))
     expect(await sdk.amulet.preapproval.fetchStatus(bob.partyId, { intervalMs: 50, timeoutMs: 30_000 })).toBeDefined()
     await tap(sdk, alice, "2000000")

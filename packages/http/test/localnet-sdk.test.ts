@@ -160,9 +160,11 @@ describe("the Wallet SDK against --localnet", () => {
     ])
   })
   // The 05 example: the receiver proposes a preapproval (TransferPreapprovalProposal, signed
-  // externally); the validator operator, its provider, accepts it as Splice's validator does.
+  // externally); the validator operator, its provider, accepts it as Splice's validator does,
+  // paying the preapproval fee: the example first taps the operator (tapInternal) for it.
   it("05: an external party's preapproval proposal is accepted by its validator and shows in the scan proxy", async () => {
     const sdk = await connect()
+    await sdk.amulet.tapInternal("1000")
     const bobKeys = sdk.keys.generate()
     const bob = await sdk.party.external.create(bobKeys.publicKey, { partyHint: "v1-05-bob" }).sign(bobKeys.privateKey).execute()
     const proposal = await sdk.amulet.preapproval.command.create({ parties: { receiver: bob.partyId } })

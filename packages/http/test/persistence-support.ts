@@ -18,10 +18,11 @@ export interface StoredTestNode {
   readonly close: () => Promise<void>
 }
 
-export const startStoredNode = async <E>(store: Layer.Layer<EventStore, E>): Promise<StoredTestNode> => {
+/** `options`: more of the runtime's options (e.g. wallets and automations on). */
+export const startStoredNode = async <E>(store: Layer.Layer<EventStore, E>, options: Omit<Node.NodeRuntimeOptions, "clock" | "storage"> = {}): Promise<StoredTestNode> => {
   const scope = Effect.runSync(Scope.make())
   const storage = Node.nodeStorageLayer.pipe(Layer.provideMerge(store))
-  const runtime = Node.persistentNodeRuntimeLayer({ clock: { _tag: "manual", start: SIMULATION_EPOCH } }).pipe(Layer.provideMerge(storage))
+  const runtime = Node.persistentNodeRuntimeLayer({ ...options, clock: { _tag: "manual", start: SIMULATION_EPOCH } }).pipe(Layer.provideMerge(storage))
   const users = Node.storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = Http.serve(Layer.mergeAll(Http.NodeRoutes, Http.StorageRoutes), { http: { port: 0, logRequests: false } }).pipe(
     Layer.provideMerge(users),

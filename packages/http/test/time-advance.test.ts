@@ -2,14 +2,16 @@
  * POST /v2/sandnet/time/advance on a stored node (in-memory store, manual clock): other requests
  * are answered while a long advance runs (it goes in steps of at most an hour), its answer is the
  * new time, a retry with the same advanceId does not move time again, and a failed step (the
- * store refuses a write: a test layer, no hook in the engine) leaves time where it was.
+ * store refuses a write: a test layer, no hook in the engine) leaves time where it was, also on
+ * a node with wallets and automations whose advance was catching up.
  */
 import { MICROS_PER_DAY } from "@sandnet/core"
 import { EventStore, makeMemoryBacking, StorageError } from "@sandnet/store"
 import { Effect, Layer } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { allocateParty } from "./ledger-support.ts"
-import { call, type Call } from "./support.ts"
+import { call, devToken, type Call } from "./support.ts"
+import { ok } from "./wallet-support.ts"
 import { startStoredNode, type StoredTestNode } from "./persistence-support.ts"
 
 interface SandnetTime {
@@ -107,6 +109,29 @@ describe("time advance", () => {
     const again = await advance(node2, { duration: "1d", advanceId: "b-1" })
     expect(again.json).toEqual(retried.json)
     expect(await timeOf(node2)).toBe(before + MICROS_PER_DAY)
+  })
+
+  it("with wallets and automations, a step that fails while the advance catches up rolls it all back: time, round and balance where they were; the retry reaches the target", async () => {
+    const flaky = flakyStore()
+    const node = await startStoredNode(flaky.layer, { wallets: true, automation: true })
+    nodes.push(node)
+    ok(await call(`${node.url}/api/validator/v0/admin/users`, { token: node.admin, body: { name: "alice" } }))
+    const aliceToken = await devToken("alice")
+    ok(await call(`${node.url}/api/validator/v0/wallet/tap`, { token: aliceToken, body: { amount: "100" } }))
+    const balance = async () => ok<{ round: number; effective_unlocked_qty: string }>(await call(`${node.url}/api/validator/v0/wallet/balance`, { token: aliceToken }))
+    const before = { time: await timeOf(node), balance: await balance() }
+    flaky.control.failAfter = 20 // a write of the advance's first day (catching up) fails
+    const failed = await advance(node, { duration: "3d", advanceId: "d-1" })
+    expect(failed.status).toBe(500)
+    expect(failed.json).toMatchObject({ code: "TIME_ADVANCE_FAILED", context: { rolledBack: "true" } })
+    expect({ time: await timeOf(node), balance: await balance() }).toEqual(before)
+    const retried = await advance(node, { duration: "3d", advanceId: "d-1" })
+    expect(retried.status).toBe(200)
+    expect(await timeOf(node)).toBe(before.time + 3 * MICROS_PER_DAY)
+    const after = await balance()
+    // two days caught up at a round an hour, the last day at a round a tick
+    expect(after.round - before.balance.round).toBeGreaterThanOrEqual(2 * 24 + 140)
+    expect(after.round - before.balance.round).toBeLessThanOrEqual(2 * 24 + 146)
   })
 
   it("when a client wrote between the steps, a failed step keeps the steps (its write stays) and a retry with the advanceId goes on to the same target", async () => {

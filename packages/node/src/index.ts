@@ -6,9 +6,9 @@
  */
 
 // The runtime
-export { NodeRuntime, type EngineInstance, type NodeRuntimeOptions, type NodeRuntimeService } from "./runtime/service.ts"
+export { NodeRuntime, type EngineInstance, type NodeRuntimeOptions, type NodeRuntimeService, type ReadNow } from "./runtime/service.ts"
 export { makeNodeRuntime } from "./runtime/runtime.ts"
-export { ADVANCE_STEP_MICROS } from "./runtime/advance.ts"
+export { ADVANCE_NORMAL_PACE_MICROS, ADVANCE_STEP_MICROS } from "./runtime/advance.ts"
 export { AdvanceFailed, AdvanceIdReused, NodeShuttingDown, type AdvanceError, type AdvanceOptions, type AdvanceResult } from "./runtime/advance-errors.ts"
 export { clusterNodeRuntimeLayer, nodeRuntimeLayer, persistentNodeRuntimeLayer, type ClusterNodeOptions } from "./runtime/layers.ts"
 

@@ -133,3 +133,75 @@ describe("reads without the lock", () => {
     expect(await Effect.runPromise(runtime.read((engine) => Effect.sync(() => hosted(engine, "lost"))))).toBe(true)
   })
 })
+
+/** `readNow` as a promise: what `answer` got, or "otherwise" (the caller would take `read`). */
+const readNow = <A>(runtime: Node.NodeRuntimeService, read: (engine: Node.EngineInstance) => A) =>
+  new Promise<{ readonly answered: A } | "otherwise">((resolve) =>
+    runtime.readNow(read, (answered) => resolve({ answered }), () => resolve("otherwise"))
+  )
+
+describe("reads without a fiber (readNow, runtime/read-now.ts)", () => {
+  it("wait for the operation running, run before the one queued behind it, and never see one half done", async () => {
+    const { runtime } = await start()
+    const first = opened()
+    const second = opened()
+    const running = Effect.runPromise(
+      runtime.run((engine) =>
+        Effect.gen(function* () {
+          allocate(engine, "first-a")
+          yield* Effect.promise(() => first.promise)
+          allocate(engine, "first-b")
+        })
+      )
+    )
+    await settle()
+    const queued = Effect.runPromise(
+      runtime.run((engine) =>
+        Effect.gen(function* () {
+          allocate(engine, "second-a")
+          yield* Effect.promise(() => second.promise)
+          allocate(engine, "second-b")
+        })
+      )
+    )
+    await settle()
+    let answered = false
+    const read = readNow(runtime, (engine) => ["first-a", "first-b", "second-a"].filter((hint) => hosted(engine, hint))).then((seen) => {
+      answered = true
+      return seen
+    })
+    await settle()
+    expect(answered).toBe(false)
+    first.open()
+    expect(await read).toEqual({ answered: ["first-a", "first-b"] })
+    second.open()
+    await Promise.all([running, queued])
+    expect(await readNow(runtime, (engine) => hosted(engine, "second-b"))).toEqual({ answered: true })
+  })
+
+  it("leave a change whose commit failed, and a node shutting down, to the Effect path", async () => {
+    const { runtime, control } = await start()
+    const held = opened()
+    const writing = opened()
+    control.hold = held.promise
+    control.fail = true
+    control.onWrite = writing.open
+    const write = Effect.runPromise(Effect.exit(runtime.run((engine) => Effect.sync(() => allocate(engine, "lost")))))
+    await writing.promise
+    // The engine holds the change; its commit is on its way to the store, and will fail.
+    const read = readNow(runtime, (engine) => hosted(engine, "lost"))
+    await settle()
+    control.onWrite = () => {}
+    control.hold = undefined
+    control.fail = false
+    held.open()
+    expect(Exit.isFailure(await write)).toBe(true)
+    expect(await read).toBe("otherwise")
+    // Until an operation heals the engine, every read is the Effect path's.
+    expect(await readNow(runtime, (engine) => hosted(engine, "lost"))).toBe("otherwise")
+    expect(await Effect.runPromise(runtime.read((engine) => Effect.sync(() => hosted(engine, "lost"))))).toBe(false)
+    expect(await readNow(runtime, (engine) => hosted(engine, "lost"))).toEqual({ answered: false })
+    await Effect.runPromise(runtime.beginShutdown)
+    expect(await readNow(runtime, (engine) => hosted(engine, "lost"))).toBe("otherwise")
+  })
+})

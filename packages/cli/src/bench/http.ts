@@ -9,7 +9,7 @@
  * store. Offer creations are answered once the offer is committed on the ledger.
  */
 import { EventStore } from "@sandnet/store"
-import { baseUrl, makeDevToken, NodeRoutes, serve } from "@sandnet/http"
+import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
 import { nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
@@ -118,7 +118,7 @@ export const startNode = async (): Promise<{ readonly url: string; readonly clos
   const storage = nodeStorageLayer.pipe(Layer.provideMerge(EventStore.memory))
   const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true }).pipe(Layer.provideMerge(storage))
   const users = storedUserManagementLayer().pipe(Layer.provide(storage))
-  const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false } }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
+  const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   const url = Effect.runSync(Effect.provide(baseUrl, context))
   return { url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }

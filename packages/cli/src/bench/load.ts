@@ -1,21 +1,26 @@
 /**
- * Load benchmark: 40 concurrent clients on a node started in this process as `sandnet start
- * --in-memory` does, each a wallet user running a mixed cycle of wallet writes (a transfer offer
+ * Load benchmark: 40 concurrent clients, in a child process of their own (load-clients.ts), on a
+ * node started in this process as `sandnet start --in-memory` does, each a wallet user running a mixed cycle of wallet writes (a transfer offer
  * to the next user, accepting an offer the previous user made to it, a token-standard transfer)
  * and reads (balance, scan lookup, the offers list). Throughput and p50/p99 latency are reported
- * for reads and writes separately, next to a bare `node:http` server loaded by the same clients in
- * the same run.
+ * for reads and writes separately, next to a bare `node:http` server (in this process too) loaded by the same
+ * clients, in the same arrangement, in the same run. CPU per request is this process's: the server's.
  */
 import { makeDevToken } from "@sandnet/http"
 import { Effect } from "effect"
-import * as http from "node:http"
+import { fork } from "node:child_process"
+import { createRequire } from "node:module"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { json, startBareServer, startNode } from "./http.ts"
+import type { FromLoadClients, LoadClientsRun, LoadUsers } from "./load-clients.ts"
 
 export interface LoadLatencies {
   readonly requests: number
   readonly perSecond: number
-  /** CPU time of this process (server and clients) per request: steadier than rates on a shared machine. */
+  /** CPU time of the server's process (the node, or the bare server) per request: steadier than rates on a shared machine. */
   readonly cpuMillisPerRequest: number
+  /** CPU time of the clients' process per request (for scale; not the node's cost). */
+  readonly clientCpuMillisPerRequest: number
   readonly p50Millis: number
   readonly p99Millis: number
 }
@@ -36,82 +41,59 @@ const CLIENTS = 40
 const SECONDS = 10
 const WARMUP_SECONDS = 2
 
-interface Sample {
-  readonly kind: "read" | "write"
-  readonly millis: number
-  readonly status: number
-}
-
-interface Answer {
-  readonly status: number
-  readonly body: string
-}
-
-const request = (agent: http.Agent, url: URL, method: string, headers: Record<string, string>, body?: string): Promise<Answer> =>
-  new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method,
-        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }) }
-      },
-      (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }))
-        response.on("error", reject)
-      }
-    )
-    req.on("error", reject)
-    req.end(body)
-  })
-
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!)
 
-const summarize = (millis: ReadonlyArray<number>, run: Driven): LoadLatencies => {
+interface Measured {
+  readonly done: Extract<FromLoadClients, { type: "done" }>
+  /** CPU time of this process (the node's, or the bare server's) over the measured window. */
+  readonly serverCpuMillis: number
+}
+
+const summarize = (millis: ReadonlyArray<number>, run: Measured): LoadLatencies => {
   const sorted = [...millis].sort((a, b) => a - b)
   const round = (n: number) => Math.round(n * 10) / 10
+  const total = run.done.reads.length + run.done.writes.length
   return {
     requests: sorted.length,
-    perSecond: Math.round(sorted.length / run.seconds),
-    cpuMillisPerRequest: Math.round((run.cpuMillis / run.samples.length) * 100) / 100,
-    p50Millis: round(percentile(sorted, 50)), p99Millis: round(percentile(sorted, 99))
+    perSecond: Math.round(sorted.length / run.done.seconds),
+    cpuMillisPerRequest: Math.round((run.serverCpuMillis / total) * 100) / 100,
+    clientCpuMillisPerRequest: Math.round((run.done.clientCpuMillis / total) * 100) / 100,
+    p50Millis: round(percentile(sorted, 50)),
+    p99Millis: round(percentile(sorted, 99))
   }
 }
 
-interface Driven {
-  readonly samples: ReadonlyArray<Sample>
-  readonly seconds: number
-  readonly cpuMillis: number
+/**
+ * The clients' module: in the bundle (packages/cli/dist) `load-clients.mjs` beside this code's
+ * chunk; from the sources (tsx) the TypeScript module, loaded through tsx's loader.
+ */
+const clientsModule = (): { readonly path: string; readonly execArgv: ReadonlyArray<string> } => {
+  if (!import.meta.url.endsWith(".ts")) return { path: fileURLToPath(new URL("./load-clients.mjs", import.meta.url)), execArgv: [] }
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href
+  return { path: fileURLToPath(new URL("./load-clients.ts", import.meta.url)), execArgv: ["--import", tsx] }
 }
 
-/** Runs `CLIENTS` loops of `step(client, i)` for `seconds`, recording every answer after `from`. */
-const drive = async (seconds: number, step: (client: number, i: number) => Promise<Sample>): Promise<Driven> => {
-  const samples: Array<Sample> = []
-  const cpu = process.cpuUsage()
-  const started = performance.now()
-  const deadline = started + seconds * 1000
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client) => {
-      for (let i = 0; performance.now() < deadline; i++) samples.push(await step(client, i))
+/** Runs the clients in a child process; this process's CPU time is counted over their measured window. */
+const runClients = (run: LoadClientsRun): Promise<Measured> =>
+  new Promise((resolve, reject) => {
+    const module = clientsModule()
+    const child = fork(module.path, [], { execArgv: [...module.execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    let cpu = process.cpuUsage()
+    let result: Measured | undefined
+    child.on("message", (message: FromLoadClients) => {
+      if (message.type === "measuring") cpu = process.cpuUsage()
+      else {
+        const used = process.cpuUsage(cpu)
+        result = { done: message, serverCpuMillis: (used.user + used.system) / 1000 }
+      }
     })
-  )
-  const used = process.cpuUsage(cpu)
-  return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
-}
-
-const timed = async (kind: Sample["kind"], answer: () => Promise<Answer>, failed: (text: string) => void): Promise<Sample & Answer> => {
-  const started = performance.now()
-  const a = await answer()
-  if (a.status >= 300) failed(`${a.status} ${a.body.slice(0, 200)}`)
-  return { kind, millis: performance.now() - started, ...a }
-}
+    child.once("error", reject)
+    child.once("exit", (code) => (result === undefined ? reject(new Error(`the load clients' process exited with ${code} before its results`)) : resolve(result)))
+    child.send(run)
+  })
 
 /** Onboards and taps one wallet user per client; their parties and tokens, and a scan event to look up. */
-const prepareUsers = async (nodeUrl: string) => {
+const prepareUsers = async (nodeUrl: string): Promise<LoadUsers> => {
   const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
   const admin = await token("participant_admin")
   const wallet = `${nodeUrl}/api/validator`
@@ -121,93 +103,30 @@ const prepareUsers = async (nodeUrl: string) => {
   const auths = await Promise.all(users.map(async (name) => ({ authorization: `Bearer ${await token(name)}` })))
   for (const name of users) await json(`${wallet}/v0/wallet/tap`, { token: await token(name), body: { amount: "1000000" } })
   const history = (await json(`${wallet}/v0/wallet/transactions`, { token: await token(users[0]!), body: { page_size: 1 } })) as { items: Array<{ event_id: string }> }
-  const scanEvent = new URL(`${nodeUrl}/api/scan/v0/events/${history.items[0]!.event_id.split(":")[0]!}`)
+  const scanEvent = `${nodeUrl}/api/scan/v0/events/${history.items[0]!.event_id.split(":")[0]!}`
   return { wallet, parties, auths, scanEvent }
-}
-
-/** Answers that were not 2xx, by status, and the first of them. */
-const makeFailures = () => {
-  const counts: Record<string, number> = {}
-  const state = { counts, first: undefined as string | undefined }
-  return {
-    state,
-    failed: (text: string) => {
-      const status = text.slice(0, 3)
-      counts[status] = (counts[status] ?? 0) + 1
-      state.first ??= text
-    },
-    reset: () => {
-      for (const key of Object.keys(counts)) delete counts[key]
-      state.first = undefined
-    }
-  }
-}
-
-/** The cycle of each client: 3 writes (offer, accept, token-standard transfer), 7 reads. */
-const makeStep = (agent: http.Agent, setup: Awaited<ReturnType<typeof prepareUsers>>, failed: (text: string) => void) => {
-  const { wallet, parties, auths, scanEvent } = setup
-  const url = (path: string) => new URL(`${wallet}${path}`)
-  const balance = url("/v0/wallet/balance")
-  const offers = url("/v0/wallet/transfer-offers")
-  const transfers = url("/v0/wallet/token-standard/transfers")
-  // Offers made to each user, waiting for it to accept them.
-  const inbox: Array<Array<string>> = parties.map(() => [])
-  const run = Date.now().toString(36)
-  const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
-  let tracking = 0
-  const offerBody = (client: number) =>
-    JSON.stringify({ receiver_party_id: parties[(client + 1) % CLIENTS]!, amount: "1", description: "load", expires_at: expiresAt, tracking_id: `load-${run}-${tracking++}` })
-  const read = (client: number, target: URL) => timed("read", () => request(agent, target, "GET", auths[client]!), failed)
-  const write = (client: number, target: URL, body?: string) => timed("write", () => request(agent, target, "POST", auths[client]!, body), failed)
-  return async (client: number, i: number): Promise<Sample> => {
-    switch (i % 10) {
-      case 0: {
-        const s = await write(client, offers, offerBody(client))
-        if (s.status === 200) inbox[(client + 1) % CLIENTS]!.push((JSON.parse(s.body) as { offer_contract_id: string }).offer_contract_id)
-        return s
-      }
-      case 3: {
-        const offer = inbox[client]!.shift()
-        return offer === undefined ? read(client, balance) : write(client, url(`/v0/wallet/transfer-offers/${encodeURIComponent(offer)}/accept`))
-      }
-      case 5:
-        return write(client, transfers, offerBody(client))
-      case 2:
-      case 8:
-        return read(client, scanEvent)
-      case 6:
-        return read(client, offers)
-      default:
-        return read(client, balance)
-    }
-  }
 }
 
 export const benchLoad = async (): Promise<LoadBench> => {
   const bare = await startBareServer()
   const node = await startNode()
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS })
   try {
-    const failures = makeFailures()
-    const step = makeStep(agent, await prepareUsers(node.url), failures.failed)
-    await drive(WARMUP_SECONDS, step)
-    failures.reset()
-    const loaded = await drive(SECONDS, step)
-    if (failures.state.first !== undefined) process.stderr.write(`load: the first refused request answered ${failures.state.first}\n`)
-    const bareUrl = new URL(`${bare.url}/`)
-    const bareRun = await drive(SECONDS, () => timed("read", () => request(agent, bareUrl, "GET", {}), failures.failed))
-    const of = (kind?: Sample["kind"]) => summarize(loaded.samples.filter((s) => kind === undefined || s.kind === kind).map((s) => s.millis), loaded)
+    const users = await prepareUsers(node.url)
+    const loaded = await runClients({ type: "run", clients: CLIENTS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, target: { kind: "mixed", users } })
+    if (loaded.done.firstFailure !== undefined) process.stderr.write(`load: the first refused request answered ${loaded.done.firstFailure}\n`)
+    const bareRun = await runClients({ type: "run", clients: CLIENTS, warmupSeconds: 0, seconds: SECONDS, target: { kind: "bare", url: `${bare.url}/` } })
+    const failures: Record<string, number> = { ...loaded.done.failures }
+    for (const [status, n] of Object.entries(bareRun.done.failures)) failures[`${status} (bare)`] = n
     return {
       clients: CLIENTS,
       seconds: SECONDS,
-      reads: of("read"),
-      writes: of("write"),
-      all: of(),
-      failures: { ...failures.state.counts },
-      bare: summarize(bareRun.samples.map((s) => s.millis), bareRun)
+      reads: summarize(loaded.done.reads, loaded),
+      writes: summarize(loaded.done.writes, loaded),
+      all: summarize([...loaded.done.reads, ...loaded.done.writes], loaded),
+      failures,
+      bare: summarize(bareRun.done.reads, bareRun)
     }
   } finally {
-    agent.destroy()
     await node.close()
     await bare.close()
   }
@@ -223,7 +142,9 @@ export const renderLoad = (b: LoadBench): ReadonlyArray<string> => {
   return [
     "## Load: concurrent wallet users",
     "",
-    `${b.clients} concurrent clients for ${b.seconds} s on a node started in this process as \`sandnet start --in-memory\` does (wallets and automations on, live clock, journals committed to an in-memory store). Each client is a wallet user (tapped once) running a cycle of 3 writes (a transfer offer to the next user, accepting an offer the previous user made to it, a token-standard transfer to the next user; each answered once committed) and 7 reads (balance 4 times, a scan event lookup twice, the list of its offers). Baseline: a bare \`node:http\` server answering a small JSON, loaded by the same ${b.clients} clients (Node's http client, keep-alive, in the same process) for ${b.seconds} s in the same run.`,
+    `${b.clients} concurrent clients for ${b.seconds} s on a node started in the bench's process as \`sandnet start --in-memory\` does (wallets and automations on, live clock, journals committed to an in-memory store). The clients run in a child process of their own (Node's http client, keep-alive), as users' clients do: the node's process only serves. Each client is a wallet user (tapped once) running a cycle of 3 writes (a transfer offer to the next user, accepting an offer the previous user made to it, a token-standard transfer to the next user; each answered once committed) and 7 reads (balance 4 times, a scan event lookup twice, the list of its offers). Baseline: a bare \`node:http\` server answering a small JSON, in the bench's process, loaded by the same ${b.clients} clients in the same arrangement (a child process running the same client code) for ${b.seconds} s in the same run.`,
+    "",
+    "CPU ms per request is the CPU time of the server's process (the node's, or the bare server's) over the measured window, divided by the requests answered; the clients' own process is not counted.",
     "",
     "| requests | answered | per second | p50 ms | p99 ms | CPU ms per request |",
     "|---|---|---|---|---|---|",
@@ -232,7 +153,7 @@ export const renderLoad = (b: LoadBench): ReadonlyArray<string> => {
     row("writes", b.writes, false),
     row("baseline: bare node:http", b.bare, true),
     "",
-    `Ratio of the mixed load to the bare server: ${fmt(b.all.perSecond / b.bare.perSecond, 3)} in requests per second, ${fmt(b.bare.cpuMillisPerRequest / b.all.cpuMillisPerRequest, 3)} in CPU per request (the CPU time of this process, server and clients, over the requests answered: steadier than rates when other work shares the machine).`,
+    `Ratio of the mixed load to the bare server: ${fmt(b.all.perSecond / b.bare.perSecond, 3)} in requests per second, ${fmt(b.bare.cpuMillisPerRequest / b.all.cpuMillisPerRequest, 3)} in CPU per request (the server process's CPU time over the requests answered: steadier than rates when other work shares the machine). The clients' process used ${fmt(b.all.clientCpuMillisPerRequest, 2)} ms of CPU per request on the node and ${fmt(b.bare.clientCpuMillisPerRequest, 2)} ms on the bare server.`,
     "",
     failures.length === 0 ? "Every request answered 2xx." : `Refused: ${failures.map(([status, n]) => `${fmt(n)} answered ${status}`).join(", ")}.`,
     ""

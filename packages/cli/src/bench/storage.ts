@@ -11,7 +11,7 @@
 import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { TransferOffer } from "@sandnet/engine"
-import { baseUrl, makeDevToken, NodeRoutes, serve } from "@sandnet/http"
+import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
 import { NodeRuntime, nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer, type EngineInstance } from "@sandnet/node"
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
@@ -63,7 +63,7 @@ export const startOfferNode = (storeContext: Context.Context<EventStore>) =>
     const storage = nodeStorageLayer.pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
     const runtime = persistentNodeRuntimeLayer({ wallets: true }).pipe(Layer.provideMerge(storage))
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
-    const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false } }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
+    const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
     const context = yield* Layer.buildWithScope(layer, scope)
     const url = yield* Effect.provide(baseUrl, context)
     const engine = yield* Context.get(context, NodeRuntime).engine

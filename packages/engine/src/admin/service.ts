@@ -49,6 +49,8 @@ export interface UserManagementService {
   readonly limits: AdminLimits
   /** The current state (for snapshots and read-heavy callers such as the auth layer). */
   readonly state: Effect.Effect<AdminState>
+  /** `state` as a plain call (the HTTP node's reads without a fiber check tokens against it). */
+  readonly stateNow: () => AdminState
 
   readonly createIdentityProviderConfig: (
     input: Decide.IdentityProviderConfigInput
@@ -136,6 +138,8 @@ export const makeUserManagement = (
     const journal = yield* AdminJournal
     const limits: AdminLimits = { ...DEFAULT_ADMIN_LIMITS, ...options?.limits }
     const ref = yield* Ref.make<AdminState>(replay(events, emptyAdminState))
+    // The state is immutable and only `run` replaces it: a plain copy of the last one set.
+    let latest = yield* Ref.get(ref)
     const lock = yield* Effect.makeSemaphore(1)
 
     const run: Run = (decide) =>
@@ -148,7 +152,8 @@ export const makeUserManagement = (
           const { events: produced, result } = decided.right
           if (produced.length > 0) {
             yield* journal.append(produced)
-            yield* Ref.set(ref, produced.reduce(apply, state))
+            latest = produced.reduce(apply, state)
+            yield* Ref.set(ref, latest)
           }
           return result
         })
@@ -161,7 +166,7 @@ export const makeUserManagement = (
       })
 
     yield* ensureAdminUser(ref, run, limits, options)
-    return serviceOf(limits, ref, run, read)
+    return serviceOf(limits, ref, run, read, () => latest)
   })
 
 /** The administrator user that must exist, created (journaled) when missing. */
@@ -182,9 +187,10 @@ const ensureAdminUser = (ref: Ref.Ref<AdminState>, run: Run, limits: AdminLimits
   })
 
 /** Each operation: a decision run, or a query read, on the current state. */
-const serviceOf = (limits: AdminLimits, ref: Ref.Ref<AdminState>, run: Run, read: Read): UserManagementService => ({
+const serviceOf = (limits: AdminLimits, ref: Ref.Ref<AdminState>, run: Run, read: Read, stateNow: () => AdminState): UserManagementService => ({
   limits,
   state: Ref.get(ref),
+  stateNow,
   createIdentityProviderConfig: (input) => run((state, at) => Decide.createIdentityProviderConfig(state, input, limits, at)),
   getIdentityProviderConfig: (id) => read((state) => Decide.getIdentityProviderConfig(state, id)),
   listIdentityProviderConfigs: Effect.map(Ref.get(ref), Decide.listIdentityProviderConfigs),

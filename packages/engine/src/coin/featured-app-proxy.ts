@@ -3,9 +3,10 @@
  * Splice.Util.FeaturedApp.DelegateProxy), as the Wallet SDK's `token.transfer.delegatedProxy`
  * uses it (example 13-rewards-for-deposits): a featured app provider creates a DelegateProxy for
  * a delegate (an exchange's treasury); the delegate then accepts, rejects or withdraws its
- * transfer instructions through the proxy, and each call records the provider's activity as
- * FeaturedAppActivityMarkers for the beneficiaries (FeaturedAppRight_CreateActivityMarker on the
- * provider's featured app right) before exercising the token standard's choice.
+ * transfer instructions, allocates and withdraws allocations through the proxy, and each call
+ * records the provider's activity as FeaturedAppActivityMarkers for the beneficiaries
+ * (FeaturedAppRight_CreateActivityMarker on the provider's featured app right) before exercising
+ * the token standard's choice.
  *
  * The delegate controls the proxy's choices; the proxy's signatory, the provider, lends its
  * authority to the marker, the delegate its own to the proxied choice.
@@ -21,6 +22,7 @@ import {
   TransferInstruction_Reject,
   TransferInstruction_Withdraw
 } from "./instruction.ts"
+import { AllocationFactory_Allocate, AllocationFactoryArgument, Allocation_Withdraw } from "./allocation.ts"
 import { FeaturedAppProxiesPackage } from "./packages.ts"
 import { AppRewardBeneficiary, FeaturedAppRight, FeaturedAppRight_CreateActivityMarker } from "./rewards.ts"
 
@@ -58,6 +60,7 @@ const proxied = <P, A>(ctx: UpdateContext, self: { readonly payload: DelegatePro
 
 const InstructionArgument = Schema.Struct({ cid: ContractIdRef, proxyArg: proxyArg(Schema.Struct({ extraArgs: ExtraArgs })) })
 
+/** A proxied choice whose argument is only the registry's `extraArgs` (instructions' accept, reject, withdraw; an allocation's withdraw). */
 const instructionChoice = <P>(name: string, choice: Choice<P, { readonly extraArgs: ExtraArgs }>) =>
   defineChoice(DelegateProxy, {
     name,
@@ -79,3 +82,15 @@ export const DelegateProxy_TransferFactory_Transfer = defineChoice(DelegateProxy
   controllers: (p) => [p.delegate],
   body: (ctx, self, arg): Json => proxied(ctx, self, arg.proxyArg, TransferFactory_Transfer, arg.cid)
 })
+
+/** An allocation by the delegate (the leg's sender) through the proxy; the provider records the activity. */
+export const DelegateProxy_AllocationFactory_Allocate = defineChoice(DelegateProxy, {
+  name: "DelegateProxy_AllocationFactory_Allocate",
+  consuming: false,
+  argument: Schema.Struct({ cid: ContractIdRef, proxyArg: proxyArg(AllocationFactoryArgument) }),
+  controllers: (p) => [p.delegate],
+  body: (ctx, self, arg): Json => proxied(ctx, self, arg.proxyArg, AllocationFactory_Allocate, arg.cid)
+})
+
+/** The delegate (the leg's sender) withdraws its allocation through the proxy. */
+export const DelegateProxy_Allocation_Withdraw = instructionChoice("DelegateProxy_Allocation_Withdraw", Allocation_Withdraw)

@@ -2,8 +2,11 @@
  * TransferPreapprovalProposal (package splice-wallet): how a receiver asks its validator operator
  * for a TransferPreapproval without the operator's signature up front, as the Wallet SDK does for
  * external parties. The receiver signs the proposal; the provider (the operator) accepts it, which
- * creates the preapproval through the rules. Sandnet's rules charge no preapproval fee, so the
- * accept's `inputs` (upstream's fee payment) are accepted and left unused.
+ * creates the preapproval through the rules and pays its fee.
+ *
+ * The fee (preapproval.ts, transferPreapprovalFee) is paid from the accept's `inputs`; a provider
+ * without the coin cannot accept (Splice's validator then retries, "Insufficient funds to create
+ * transfer pre-approval").
  */
 import { Schema } from "effect"
 import { Party, Timestamp, parseIso, type Json } from "@sandnet/core"
@@ -36,12 +39,16 @@ export const TransferPreapprovalProposal_Accept = defineChoice(TransferPreapprov
   argument: Schema.Struct({ context: PaymentTransferContext, inputs: Schema.Array(TransferInput), expiresAt: Timestamp }),
   controllers: (p) => [p.provider],
   body: (ctx, self, arg): Json => {
-    ctx.require((parseIso(arg.expiresAt) ?? 0) > ctx.ledgerTime, "expiresAt is not in the past")
+    const expiresAt = parseIso(arg.expiresAt) ?? 0
+    ctx.require(expiresAt > ctx.ledgerTime, "expiresAt is not in the past")
     const { transferPreapprovalCid } = ctx.exercise(CoinRules_CreateTransferPreapproval, arg.context.coinRules, {
       receiver: self.payload.receiver,
       provider: self.payload.provider,
       expiresAt: arg.expiresAt,
-      expectedDso: self.payload.expectedDso
+      expectedDso: self.payload.expectedDso,
+      // The provider pays the fee from its inputs (the rules charge it).
+      context: arg.context.context,
+      inputs: arg.inputs
     }) as { transferPreapprovalCid: string }
     return { transferPreapprovalCid }
   }

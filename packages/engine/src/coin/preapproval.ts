@@ -4,10 +4,18 @@
  * provider and the DSO (super validators) only. Sending through it needs no offer.
  */
 import { Schema } from "effect"
-import { ContractIdRef, Numeric, Party, Text, Timestamp, parseIso, toIso, type Json } from "@sandnet/core"
-import { defineChoice, defineTemplate } from "../ledger/template.ts"
+import { ContractIdRef, MICROS_PER_DAY, Numeric, Party, Text, Timestamp, amountOf, divAmount, formatAmount, parseIso, toIso, type Amount, type Json, type Micros } from "@sandnet/core"
+import { defineChoice, defineTemplate, type UpdateContext } from "../ledger/template.ts"
 import { CoinPackage } from "./packages.ts"
-import { CoinRules, CoinRules_Transfer, TransferContext, TransferInput } from "./rules.ts"
+import { Coin } from "./coin.ts"
+import { CoinRules, CoinRules_Transfer, TransferContext, TransferInput, requireOpenRound } from "./rules.ts"
+
+/** Splice's default preapproval fee: roughly $1 a year, as a daily rate (USD). */
+export const TRANSFER_PREAPPROVAL_FEE_USD_PER_DAY = "0.0027400000"
+
+/** The coin a provider pays for a preapproval that lives `lifetime` (Splice's computeTransferPreapprovalFee). */
+export const transferPreapprovalFee = (lifetime: Micros, coinPrice: string): Amount =>
+  divAmount((amountOf(TRANSFER_PREAPPROVAL_FEE_USD_PER_DAY) * BigInt(Math.max(0, lifetime))) / BigInt(MICROS_PER_DAY), amountOf(coinPrice))
 
 export const TransferPreapprovalPayload = Schema.Struct({
   dso: Party,
@@ -32,7 +40,14 @@ export const CreatePreapprovalArgument = Schema.Struct({
   provider: Party,
   expiresAt: Timestamp,
   /** The DSO the receiver expects the rules to be of (a proposal's `expectedDso`). */
-  expectedDso: Schema.optional(Schema.NullOr(Party))
+  expectedDso: Schema.optional(Schema.NullOr(Party)),
+  /**
+   * The provider's payment of the preapproval fee (Splice's `context` and `inputs`), as the
+   * TransferPreapprovalProposal_Accept passes it. Without them no fee is charged (the wallet API's
+   * and the simulator's preapprovals).
+   */
+  context: Schema.optional(TransferContext),
+  inputs: Schema.optional(Schema.Array(TransferInput))
 })
 
 /** Receiver and provider ask the rules (signed by the DSO) for a preapproval. */
@@ -45,6 +60,7 @@ export const CoinRules_CreateTransferPreapproval = defineChoice(CoinRules, {
     const expiresAt = parseIso(arg.expiresAt) ?? 0
     ctx.require(expiresAt > ctx.ledgerTime, "a preapproval must expire in the future")
     ctx.require(arg.expectedDso == null || arg.expectedDso === self.payload.dso, "the rules are of the expected DSO")
+    if (arg.context !== undefined && arg.inputs !== undefined) payPreapprovalFee(ctx, self, arg.provider, expiresAt, arg.context, arg.inputs)
     const now = toIso(ctx.ledgerTime)
     const cid = ctx.create(TransferPreapproval, {
       dso: self.payload.dso,
@@ -57,6 +73,38 @@ export const CoinRules_CreateTransferPreapproval = defineChoice(CoinRules, {
     return { transferPreapprovalCid: cid }
   }
 })
+
+/**
+ * The provider pays TRANSFER_PREAPPROVAL_FEE_USD_PER_DAY for each day of the preapproval's lifetime,
+ * in coin at the open round's price: split off its inputs into a coin of its own and burned
+ * (Splice's splitAndBurn).
+ */
+const payPreapprovalFee = (
+  ctx: UpdateContext,
+  rules: { readonly contractId: string; readonly payload: { readonly dso: string } },
+  provider: string,
+  expiresAt: Micros,
+  context: TransferContext,
+  inputs: ReadonlyArray<TransferInput>
+): void => {
+  const round = requireOpenRound(ctx, context.openMiningRound)
+  const fee = transferPreapprovalFee(expiresAt - ctx.ledgerTime, round.coinPrice)
+  if (fee <= 0n) return
+  const transfer = ctx.exercise(CoinRules_Transfer, rules.contractId, {
+    transfer: {
+      sender: provider,
+      provider,
+      inputs,
+      outputs: [{ receiver: provider, receiverFeeRatio: "0.0000000000", amount: formatAmount(fee) }],
+      beneficiaries: null
+    },
+    context: { ...context, featuredAppRight: null },
+    expectedDso: rules.payload.dso
+  }) as { createdCoins: ReadonlyArray<{ value: string }> }
+  const burnCid = transfer.createdCoins[0]?.value
+  if (burnCid === undefined) return ctx.fail("the transfer created no coin to burn")
+  ctx.archive(Coin, burnCid)
+}
 
 export const SendArgument = Schema.Struct({
   sender: Party,

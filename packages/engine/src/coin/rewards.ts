@@ -139,14 +139,21 @@ export const FeaturedAppRight_Cancel = defineChoice(FeaturedAppRight, {
 export const AppRewardBeneficiary = Schema.Struct({ beneficiary: Party, weight: Schema.Union(Numeric, Schema.Number) })
 export type AppRewardBeneficiary = typeof AppRewardBeneficiary.Type
 
-/** A featured app's activity the provider records for its beneficiaries (upstream's FeaturedAppActivityMarker). */
+export const FeaturedAppActivityMarkerPayload = Schema.Struct({ dso: Party, provider: Party, beneficiary: Party, weight: Numeric })
+export type FeaturedAppActivityMarkerPayload = typeof FeaturedAppActivityMarkerPayload.Type
+
+/**
+ * A featured app's activity the provider records for its beneficiaries (upstream's
+ * FeaturedAppActivityMarker). Signed by the DSO alone, which archives it when it converts it into
+ * an app reward (CoinRules_ConvertFeaturedAppActivityMarkers, activity-markers.ts).
+ */
 export const FeaturedAppActivityMarker = defineTemplate({
   pkg: CoinPackage,
   module: "Splice.Coin",
   entity: "FeaturedAppActivityMarker",
-  payload: Schema.Struct({ dso: Party, provider: Party, beneficiary: Party, weight: Numeric }),
-  signatories: (p) => [p.dso, p.provider],
-  observers: (p) => [p.beneficiary]
+  payload: FeaturedAppActivityMarkerPayload,
+  signatories: (p) => [p.dso],
+  observers: (p) => [p.provider, p.beneficiary]
 })
 
 /** The provider records activity of its featured app: one marker per beneficiary. */

@@ -12,7 +12,12 @@
  *  3. close every issuing round past its targetClosesAt;
  *  4. expire the unminted coupons of closed rounds (batches of `batchSize`), then archive them;
  *  5. expire dust holdings (batches of `batchSize`);
- *  6. close vote requests that are decided or past voteBefore.
+ *  6. close vote requests that are decided or past voteBefore;
+ *  7. convert featured app activity markers into app reward coupons of the latest open round
+ *     (batches of `batchSize`; Splice's FeaturedAppActivityMarkerTrigger).
+ *
+ * While a long time advance catches up (NetworkPace), the delegate acts on the first tick of each
+ * step only, and the round work of that tick (1 to 3, and archiving) is one transaction.
  *
  * Every SV (not only the delegate) also tells the sequencers about traffic purchases: on each
  * committed MemberTraffic it sends the member's new extra-traffic limit (genesis grant plus
@@ -40,10 +45,12 @@ import {
   Coin_Expire,
   CoinRules_AdvanceOpenMiningRounds,
   CoinRules_ClaimExpiredRewards,
+  CoinRules_ConvertFeaturedAppActivityMarkers,
   CoinRules_MiningRound_Archive,
   CoinRules_MiningRound_Close,
   CoinRules_MiningRound_StartIssuing,
   DsoRules_CloseVoteRequest,
+  FeaturedAppActivityMarker,
   IssuingMiningRound,
   LockedCoin,
   LockedCoin_ExpireCoin,
@@ -102,6 +109,8 @@ export interface DsoAutomationStats {
   /** Coin burned by dust expiry, in Numeric-10 units. */
   dustBurned: bigint
   votesClosed: number
+  /** Featured app activity markers turned into app reward coupons. */
+  markersConverted: number
   trafficLimitsSent: number
   commandsSubmitted: number
   commandsFailed: number
@@ -120,10 +129,19 @@ interface DustCandidate {
 interface CommandPlan {
   readonly commandId: string
   readonly commands: ReadonlyArray<Command>
-  readonly kind: keyof Pick<DsoAutomationStats, "roundsAdvanced" | "roundsIssuing" | "roundsClosed" | "roundsArchived" | "couponsExpired" | "dustExpired" | "votesClosed">
+  readonly kind: keyof Pick<DsoAutomationStats, "roundsAdvanced" | "roundsIssuing" | "roundsClosed" | "roundsArchived" | "couponsExpired" | "dustExpired" | "votesClosed" | "markersConverted">
   readonly count: number
   readonly burned?: bigint
 }
+
+/** What one transaction of the delegate carries: one plan, or while catching up the tick's round plans. */
+interface Submission {
+  readonly commandId: string
+  readonly commands: ReadonlyArray<Command>
+  readonly plans: ReadonlyArray<CommandPlan>
+}
+
+const ROUND_KINDS: ReadonlySet<CommandPlan["kind"]> = new Set(["roundsAdvanced", "roundsIssuing", "roundsClosed", "roundsArchived"])
 
 /** The reward coupons and liveness records registered against one round. */
 interface CouponsOfRound {
@@ -149,6 +167,7 @@ export class DsoAutomation implements Actor {
     dustExpired: 0,
     dustBurned: 0n,
     votesClosed: 0,
+    markersConverted: 0,
     trafficLimitsSent: 0,
     commandsSubmitted: 0,
     commandsFailed: 0
@@ -162,7 +181,7 @@ export class DsoAutomation implements Actor {
   private readonly holdings = new Map<ContractId, { readonly amount: ExpiringAmount; readonly lockExpiresAt: Micros | undefined }>()
   private readonly purchased = new Map<string, number>()
   /** Plans in flight by command id, for the stats on completion. */
-  private readonly inFlight = new Map<string, CommandPlan>()
+  private readonly inFlight = new Map<string, ReadonlyArray<CommandPlan>>()
   private readonly coinTemplate = Coin.templateId
   private readonly lockedTemplate = LockedCoin.templateId
   private readonly trafficTemplate = MemberTraffic.templateId
@@ -247,12 +266,14 @@ export class DsoAutomation implements Actor {
   }
 
   private onCompletion(completion: Completion): void {
-    const plan = this.inFlight.get(completion.commandId)
-    if (plan === undefined) return
+    const plans = this.inFlight.get(completion.commandId)
+    if (plans === undefined) return
     this.inFlight.delete(completion.commandId)
     if (completion._tag === "Succeeded") {
-      this.stats[plan.kind] += plan.count
-      if (plan.burned !== undefined) this.stats.dustBurned += plan.burned
+      for (const plan of plans) {
+        this.stats[plan.kind] += plan.count
+        if (plan.burned !== undefined) this.stats.dustBurned += plan.burned
+      }
     } else this.stats.commandsFailed++
   }
 
@@ -272,6 +293,16 @@ export class DsoAutomation implements Actor {
     return this.phase + tick * this.network.config.tickDuration + this.config.tickOffset
   }
 
+  /**
+   * The tick to wake on next: the next one, or while a time advance catches up, the first one
+   * after the step being delivered (the DSO acts once per step: docs/economy.md, "Time advance").
+   */
+  private nextTick(tick: number): number {
+    const until = this.network.pace.catchUpUntil
+    if (until === undefined) return tick + 1
+    return Math.max(tick + 1, Math.floor((until - this.phase - this.config.tickOffset) / this.network.config.tickDuration) + 1)
+  }
+
   private schedule(tick: number): Effect.Effect<void> {
     const message: DsoTick = { _tag: "DsoTick", tick }
     return this.net.schedule(this.address, message, this.tickTime(tick))
@@ -282,10 +313,10 @@ export class DsoAutomation implements Actor {
     const { tick } = message as DsoTick
     return Effect.gen(this, function* () {
       if (this.tickTime(tick) > this.stopAt) return
-      yield* this.schedule(tick + 1)
+      yield* this.schedule(this.nextTick(tick))
       if (!this.isDelegate(tick)) return
       const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
-      yield* this.guard.run("plan-and-submit", now, Effect.suspend(() => this.submitAll(this.plan(now, tick))))
+      yield* this.guard.run("plan-and-submit", now, Effect.suspend(() => this.submitAll(this.submissions(this.plan(now, tick), tick))))
     })
   }
 
@@ -309,6 +340,7 @@ export class DsoAutomation implements Actor {
     const latest = this.view.latestOpenRound(now)
     if (this.config.expireDust && latest !== undefined) plans.push(...this.planDust(now, tick, roundNo(latest.payload), latest.contract.created.contractId))
     this.planCloseVotes(now, plans)
+    if (latest !== undefined) this.planConvertMarkers(tick, rulesCid, latest.contract.created.contractId, plans)
     return plans
   }
 
@@ -455,6 +487,20 @@ export class DsoAutomation implements Actor {
     }
   }
 
+  /** 7. convert the featured app activity markers into app reward coupons of the latest open round. */
+  private planConvertMarkers(tick: number, rulesCid: ContractId, roundCid: ContractId, plans: Array<CommandPlan>): void {
+    const markers = [...this.sv.participant.logic.acs.ofTemplate(FeaturedAppActivityMarker.templateId, this.network.dso)].map((c) => c.created.contractId)
+    for (let i = 0; i < markers.length; i += this.config.batchSize) {
+      const batch = markers.slice(i, i + this.config.batchSize)
+      plans.push({
+        commandId: `dso:convert-markers:${tick}:${i}`,
+        kind: "markersConverted",
+        count: batch.length,
+        commands: [Commands.exercise(CoinRules_ConvertFeaturedAppActivityMarkers, rulesCid, { markerCids: batch, openMiningRoundCid: roundCid })]
+      })
+    }
+  }
+
   private planDust(now: Micros, tick: number, round: number, roundCid: ContractId): ReadonlyArray<CommandPlan> {
     const plans: Array<CommandPlan> = []
     let batch: Array<Command> = []
@@ -503,15 +549,27 @@ export class DsoAutomation implements Actor {
     this.dust = fresh
   }
 
-  private submitAll(plans: ReadonlyArray<CommandPlan>): Effect.Effect<void> {
+  /**
+   * One transaction per plan; while a time advance catches up, the round plans of the tick
+   * (advance, start issuing, close, archive: the DSO's alone, on distinct rounds) go in one.
+   */
+  private submissions(plans: ReadonlyArray<CommandPlan>, tick: number): ReadonlyArray<Submission> {
+    const single = (plan: CommandPlan): Submission => ({ commandId: plan.commandId, commands: plan.commands, plans: [plan] })
+    if (this.network.pace.catchUpUntil === undefined) return plans.map(single)
+    const rounds = plans.filter((p) => ROUND_KINDS.has(p.kind))
+    if (rounds.length < 2) return plans.map(single)
+    return [{ commandId: `dso:rounds:${tick}`, commands: rounds.flatMap((p) => p.commands), plans: rounds }, ...plans.filter((p) => !ROUND_KINDS.has(p.kind)).map(single)]
+  }
+
+  private submitAll(submissions: ReadonlyArray<Submission>): Effect.Effect<void> {
     return Effect.forEach(
-      plans,
-      (plan) =>
-        this.sv.participant.submit({ actAs: [this.network.dso], commandId: plan.commandId, commands: plan.commands }).pipe(
+      submissions,
+      (submission) =>
+        this.sv.participant.submit({ actAs: [this.network.dso], commandId: submission.commandId, commands: submission.commands }).pipe(
           Effect.tap(() =>
             Effect.sync(() => {
               this.stats.commandsSubmitted++
-              this.inFlight.set(plan.commandId, plan)
+              this.inFlight.set(submission.commandId, submission.plans)
             })
           ),
           // A duplicate of work still in flight, or a plan the ledger moved past: try again next tick.
@@ -554,6 +612,7 @@ export const totalDsoStats = (automations: ReadonlyArray<DsoAutomation>): DsoAut
     dustExpired: 0,
     dustBurned: 0n,
     votesClosed: 0,
+    markersConverted: 0,
     trafficLimitsSent: 0,
     commandsSubmitted: 0,
     commandsFailed: 0

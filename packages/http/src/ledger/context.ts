@@ -99,6 +99,18 @@ export const engineRoutes = <R>(
     })
   )
 
+/**
+ * Fails the node's start when the participant setting names no node, as building the engine
+ * routes does: the /v2 routes are built at their first request (lazy-routes.ts, server.ts).
+ */
+export const checkLedgerParticipant = Effect.gen(function* () {
+  const runtime = yield* Effect.serviceOption(NodeRuntime)
+  if (Option.isNone(runtime)) return
+  const settings = yield* LedgerApiConfig
+  participantNamed((yield* runtime.value.engine).network, settings.participant)
+  // LedgerApiConfig is a Context.Reference: its default applies where no Layer provides it (as in engineRoutes)
+}) as Effect.Effect<void>
+
 /** The runtime whose `run` is a `read` (no lock) while the request is a read (`ReadOnlyRequest`). */
 const readsAsReads = (runtime: NodeRuntimeService): NodeRuntimeService => ({
   ...runtime,

@@ -19,15 +19,16 @@ export interface ScanView {
   readonly now: Micros
 }
 
+/** The scan's view of an engine: sv1, the engine's time. */
+export const scanViewOf = (engine: EngineInstance): ScanView => ({ engine, sv: engine.network.superValidators[0]!, now: engine.clock.now })
+
 /** Runs a read against the node's scan (sv1); 501 when the node has no engine. */
 export const withScan = <A, E>(operation: string, read: (view: ScanView) => Effect.Effect<A, E>): Effect.Effect<A, E | NotImplemented> =>
   Effect.flatMap(Effect.serviceOption(NodeRuntime), (runtime): Effect.Effect<A, E | NotImplemented> =>
     Option.match(runtime, {
       onNone: () => Effect.fail(new NotImplemented({ operation: `${operation} (this node runs without an engine)` })),
       onSome: (rt) =>
-        rt.read((engine) =>
-          Effect.suspend(() => read({ engine, sv: engine.network.superValidators[0]!, now: engine.clock.now }))
-        )
+        rt.read((engine) => Effect.suspend(() => read(scanViewOf(engine))))
     })
   )
 

@@ -18,8 +18,9 @@ import { isContractId, isUpdateId, parseIso, toIso, type Json } from "@sandnet/c
 import { ScanApi as ScanReads } from "@sandnet/engine"
 import { Effect, Schema } from "effect"
 import { InvalidRequest } from "../errors.ts"
-import { renderOptions, withScan } from "./engine.ts"
+import { renderOptions, scanViewOf, withScan, type ScanView } from "./engine.ts"
 import { bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
+import { readRoute, type ReadRoute } from "../read-routes.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (splice-scan.yaml, common-external.yaml, common-internal.yaml)
@@ -358,8 +359,11 @@ const encodingOf = (query: {
   if (first !== undefined && given.some((e) => e !== first)) {
     return Effect.fail(queryParameter("contract_value_encoding", `the encoding parameters disagree (${given.join(", ")})`))
   }
-  return Effect.succeed(first ?? "compact_json")
+  return Effect.succeed(first ?? DEFAULT_VALUE_ENCODING)
 }
+
+/** The value encoding of a request that names none. */
+const DEFAULT_VALUE_ENCODING: ScanReads.ValueEncoding = "compact_json"
 
 const rulesUpdate = (reference: string, cachedContractId: string | undefined, operation: string) =>
   withScan(operation, (view) =>
@@ -488,3 +492,22 @@ export const ScanRoutes = mergeRoutes(
     withScan("GET /api/scan/v0/history/bulk/objects", (view) => ScanReads.acsSnapshotObject(view.sv.scan, path.name))
   )
 )
+
+/** GetEventById's read for a request without query parameters (undefined: a bad id, answered 400 by its `bind`). */
+const eventNow = (view: ScanView, updateId: string) =>
+  isUpdateId(updateId) ? ScanReads.eventById(view.sv.scan, updateId, renderOptions(view, DEFAULT_VALUE_ENCODING)) : undefined
+
+/** GetUpdateById's (v0, v1) read for a request without query parameters. */
+const updateNow = (view: ScanView, updateId: string, style: "v0" | "v1") =>
+  isUpdateId(updateId) ? ScanReads.updateById(view.sv.scan, updateId, style, renderOptions(view, DEFAULT_VALUE_ENCODING)) : undefined
+
+/**
+ * The scan reads answered without a fiber (read-routes.ts): the same engine reads as their `bind`
+ * above, for a request without query parameters; anything else (a bad or unknown update id) is
+ * answered by `ScanRoutes`.
+ */
+export const ScanReadRoutes: ReadonlyArray<ReadRoute> = [
+  readRoute(Surfaces.scan, GetEventById, ({ path }, engine) => eventNow(scanViewOf(engine), path["update_id"] ?? "")),
+  readRoute(Surfaces.scan, GetUpdateByIdV1, ({ path }, engine) => updateNow(scanViewOf(engine), path["update_id"] ?? "", "v1")),
+  readRoute(Surfaces.scan, GetUpdateByIdV0, ({ path }, engine) => updateNow(scanViewOf(engine), path["update_id"] ?? "", "v0"))
+]

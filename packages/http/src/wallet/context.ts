@@ -32,17 +32,30 @@ export interface WalletView {
 
 type Engine = Network | Topology
 
+/** The wallet's view of an engine (the first validator's wallet), or undefined when the runtime runs no wallets. */
+export const walletViewOf = (engine: EngineInstance): WalletView | undefined => {
+  const wallet = engine.wallets[0]
+  return wallet === undefined ? undefined : { engine, wallet, node: wallet.node, now: engine.clock.now }
+}
+
+/** A wallet read without a fiber (read-routes.ts); undefined without a wallet (its `bind` answers 501). */
+export const walletReadNow = <A>(engine: EngineInstance, read: (view: WalletView) => Either.Either<A, WalletError>): Either.Either<A, WalletError> | undefined => {
+  const view = walletViewOf(engine)
+  return view === undefined ? undefined : read(view)
+}
+
 /** Runs `body` under the runtime's lock (or as a read) with the validator's wallet; 501 without one. */
 export const withWallet = <A, E>(body: (view: WalletView) => Effect.Effect<A, E, Engine>, mode: "run" | "read" = "run"): Effect.Effect<A, E | NotImplemented> =>
   Effect.flatMap(Effect.serviceOption(NodeRuntime), (runtime): Effect.Effect<A, E | NotImplemented> =>
     Option.match(runtime, {
       onNone: () => Effect.fail(new NotImplemented({ operation: "the wallet (this node runs without an engine)" })),
       onSome: (rt) =>
-        rt[mode]((engine): Effect.Effect<A, E | NotImplemented, Engine> => {
-          const wallet = engine.wallets[0]
-          if (wallet === undefined) return Effect.fail(new NotImplemented({ operation: "the wallet (this node runs without wallets)" }))
-          return Effect.suspend(() => body({ engine, wallet, node: wallet.node, now: engine.clock.now }))
-        })
+        rt[mode]((engine): Effect.Effect<A, E | NotImplemented, Engine> =>
+          Effect.suspend((): Effect.Effect<A, E | NotImplemented, Engine> => {
+            const view = walletViewOf(engine)
+            return view === undefined ? Effect.fail(new NotImplemented({ operation: "the wallet (this node runs without wallets)" })) : body(view)
+          })
+        )
     })
   )
 

@@ -18,6 +18,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platfor
 import type { Outcome, WalletError } from "@sandnet/engine"
 import { Effect } from "effect"
 import { annotateEndpoint, bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
+import { readRoute, type ReadRoute } from "../read-routes.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
 import {
   checkUserName,
@@ -26,6 +27,7 @@ import {
   walletCommand,
   walletRead,
   namingExistingPreapproval,
+  walletReadNow,
   walletUser,
   withWallet,
   type WalletView
@@ -272,3 +274,16 @@ const WalletHandlers = mergeRoutes(
 
 
 export const WalletRoutes = mergeRoutes(surfaceNotFound(Surfaces.wallet), WalletHandlers, AdminRoutes)
+
+/**
+ * The wallet reads answered without a fiber (read-routes.ts), for a caller whose token was verified
+ * before: the same engine reads as their `bind` above (WalletApi's reads are these WalletNode reads
+ * at the engine's time); any error (wallet not found, ...) is answered by `WalletRoutes`.
+ */
+export const WalletReadRoutes: ReadonlyArray<ReadRoute> = [
+  readRoute(w, GetBalance, ({ user }, engine) => walletReadNow(engine, (view) => view.node.getBalance(user, view.now))),
+  readRoute(w, ListTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTransferOffers(user))),
+  readRoute(w, ListCoins, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listHoldings(user, view.now))),
+  readRoute(w, ListAcceptedTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listAcceptedTransferOffers(user))),
+  readRoute(w, ListTokenStandardTransfers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTokenStandardTransfers(user)))
+]

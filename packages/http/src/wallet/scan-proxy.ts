@@ -50,11 +50,7 @@ export const ScanProxyGroup = HttpApiGroup.make("scanProxy")
   .add(LookupFeaturedAppRightProxy)
   .annotate(OpenApi.Title, "Scan proxy")
 
-const SCAN_PROXY_REGISTRY = "/api/validator/v0/scan-proxy/registry/"
-
-/** `/api/validator/v0/scan-proxy/registry/...` is the registry's `/registry/...`; other URLs stay. */
-export const scanProxyRegistryPath = (url: string): string =>
-  url.startsWith(SCAN_PROXY_REGISTRY) ? `/registry/${url.slice(SCAN_PROXY_REGISTRY.length)}` : url
+export { scanProxyRegistryPath } from "./scan-proxy-path.ts"
 
 const wallet = Surfaces.wallet
 

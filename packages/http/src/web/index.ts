@@ -13,7 +13,7 @@ import { withScan } from "../scan/engine.ts"
 import { bind, surfaceNotFound, mergeRoutes } from "../surface.ts"
 import { liveEvents, makeGenerations } from "./events.ts"
 import { GetHealth, GetOverview, GetSupply, healthOf, overviewOf, supplyOf } from "./network.ts"
-import { GetRequests, makeRequestLog, requestLogMiddleware } from "./request-log.ts"
+import { GetRequests, RequestLogs, requestLogMiddleware, type RequestLog } from "./request-log.ts"
 import { StaticRoutes } from "./static.ts"
 import { WebSurface } from "./surface.ts"
 
@@ -33,7 +33,7 @@ const users = Effect.flatMap(Admin.UserManagement, (management) =>
   Effect.map(Effect.orElseSucceed(management.listUsers({}), () => ({ users: [], nextPageToken: "" })), (page) => page.users)
 )
 
-const apiRoutes = (log: ReturnType<typeof makeRequestLog>) =>
+const apiRoutes = (log: RequestLog) =>
   mergeRoutes(
     surfaceNotFound(WebSurface),
     bind(WebSurface, GetOverview, () =>
@@ -60,8 +60,7 @@ const apiRoutes = (log: ReturnType<typeof makeRequestLog>) =>
   )
 
 export const WebRoutes = Layer.unwrapEffect(
-  Effect.sync(() => {
-    const log = makeRequestLog()
+  Effect.map(RequestLogs, (log) => {
     const generationOf = makeGenerations()
     return mergeRoutes(
       requestLogMiddleware(log),

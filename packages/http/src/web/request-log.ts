@@ -5,7 +5,7 @@
  * log itself, static assets) is not recorded, so that watching the log does not fill it.
  */
 import { HttpApiEndpoint, HttpLayerRouter, HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Exit, Layer, Schema } from "effect"
+import { Clock, Context, Effect, Exit, Layer, Schema } from "effect"
 
 export interface RequestLogEntry {
   readonly seq: number
@@ -36,6 +36,14 @@ export const makeRequestLog = (size = REQUEST_LOG_SIZE): RequestLog => {
     after: (from) => ring.filter((e) => e.seq > from),
     last: () => seq
   }
+}
+
+/**
+ * The node's request log, one per node: the web routes (the middleware, `/sandnet/requests`) and the
+ * read routes (read-routes.ts, which answer without the router) record into the same one.
+ */
+export class RequestLogs extends Context.Tag("@sandnet/http/RequestLogs")<RequestLogs, RequestLog>() {
+  static readonly layer: Layer.Layer<RequestLogs> = Layer.sync(RequestLogs, () => makeRequestLog())
 }
 
 const UNLOGGED = [/^\/sandnet\/(events|requests|health)$/, /^\/assets\//, /^\/favicon/]

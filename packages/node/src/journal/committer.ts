@@ -19,6 +19,13 @@ export interface JournalCommitter {
   /** Whether a commit failed since the last `healed` (the engine is then ahead of the store). */
   readonly failed: Effect.Effect<boolean>
   readonly healed: Effect.Effect<void>
+  /** `failed`, as a plain call (read-now.ts). */
+  readonly failedNow: () => boolean
+  /**
+   * Calls `settled` once the batch of `done` is committed (true) or failed (false), at once when it
+   * is settled already: how a read without a fiber waits for a commit (read-now.ts).
+   */
+  readonly whenSettled: (done: Deferred.Deferred<void, JournalCommitFailed>, settled: (committed: boolean) => void) => void
 }
 
 /**
@@ -45,6 +52,38 @@ export const mergeBatches = (batches: ReadonlyArray<WriteBatch>): WriteBatch => 
   return { entries, putSnapshots, deleteSnapshots }
 }
 
+type Done = Deferred.Deferred<void, JournalCommitFailed>
+
+/** What plain callers wait for (`whenSettled`): each batch's outcome, and who waits for it. */
+const makeSettlements = () => {
+  const outcomes = new WeakMap<Done, boolean>()
+  const waiters = new WeakMap<Done, Array<(committed: boolean) => void>>()
+  const settle = (items: ReadonlyArray<CommitItem>, committed: boolean) =>
+    Effect.sync(() => {
+      for (const item of items) {
+        outcomes.set(item.done, committed)
+        const waiting = waiters.get(item.done)
+        if (waiting === undefined) continue
+        waiters.delete(item.done)
+        for (const settled of waiting) {
+          try {
+            settled(committed)
+          } catch {
+            // a waiter's failure is its own: the committer goes on
+          }
+        }
+      }
+    })
+  const whenSettled = (done: Done, settled: (committed: boolean) => void): void => {
+    const outcome = outcomes.get(done)
+    if (outcome !== undefined) return settled(outcome)
+    const waiting = waiters.get(done)
+    if (waiting === undefined) waiters.set(done, [settled])
+    else waiting.push(settled)
+  }
+  return { settle, whenSettled }
+}
+
 /**
  * Starts the committer fiber: takes every batch queued while the previous commit was in flight
  * and commits them as one atomic write, then answers each caller. A failed write fails all its
@@ -55,6 +94,7 @@ export const makeJournalCommitter = (store: EventStoreService): Effect.Effect<Jo
     const queue = yield* Queue.unbounded<CommitItem>()
     let failedSince = false
     let failure = ""
+    const { settle, whenSettled } = makeSettlements()
     // Interruptible only while waiting for work: a batch, once taken, is always finished.
     const step = Effect.uninterruptibleMask((restore) => Effect.gen(function* () {
       const first = yield* restore(Queue.take(queue))
@@ -63,17 +103,19 @@ export const makeJournalCommitter = (store: EventStoreService): Effect.Effect<Jo
       if (failedSince) {
         const error = new JournalCommitFailed({ message: `an earlier commit failed: ${failure}` })
         for (const item of items) yield* Deferred.fail(item.done, error)
-        return
+        return yield* settle(items, false)
       }
       const exit = batches.length === 0 ? Exit.void : yield* Effect.exit(store.write(mergeBatches(batches)))
       if (Exit.isSuccess(exit)) {
         for (const item of items) yield* Deferred.succeed(item.done, undefined)
+        yield* settle(items, true)
       } else {
         failedSince = true
         const error = Cause.squash(exit.cause)
         failure = error instanceof Error ? error.message : String(error)
         const failed = new JournalCommitFailed({ message: `the journal write failed: ${failure}` })
         for (const item of items) yield* Deferred.fail(item.done, failed)
+        yield* settle(items, false)
       }
     }))
     const fiber = yield* Effect.forkDaemon(Effect.forever(step))
@@ -98,7 +140,9 @@ export const makeJournalCommitter = (store: EventStoreService): Effect.Effect<Jo
       healed: Effect.sync(() => {
         failedSince = false
         failure = ""
-      })
+      }),
+      failedNow: () => failedSince,
+      whenSettled
     }
   })
 

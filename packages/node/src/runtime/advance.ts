@@ -20,7 +20,7 @@
  * Shutdown: once the node is shutting down, the advance stops after its current step and fails
  * with NodeShuttingDown; its committed steps are kept, with an `advanceId` its record too.
  */
-import { MICROS_PER_HOUR, type Micros } from "@sandnet/core"
+import { MICROS_PER_DAY, MICROS_PER_HOUR, type Micros } from "@sandnet/core"
 import { type Cause, Effect, Exit, Option, Ref } from "effect"
 import { awaitCommit } from "../journal/committer.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
@@ -36,6 +36,12 @@ import type { EngineInstance } from "./service.ts"
 
 /** The most ledger time one step of an advance covers: one operation under the lock. */
 export const ADVANCE_STEP_MICROS: Micros = MICROS_PER_HOUR
+
+/**
+ * The last day before the target runs at the normal pace; the steps that end earlier catch up
+ * (deliverStep): an advance of up to a day runs exactly as a running network would.
+ */
+export const ADVANCE_NORMAL_PACE_MICROS: Micros = MICROS_PER_DAY
 
 /** What a retry finds under `advance:<id>` of the runtime stream. */
 interface AdvanceRecord {
@@ -147,6 +153,26 @@ type Outcome =
   | { readonly _tag: "Stopped"; readonly steps: number }
   | { readonly _tag: "Failed"; readonly steps: number; readonly cause: Cause.Cause<never> }
 
+/**
+ * Delivers what falls due up to `until`. A step that ends more than a day before the target
+ * catches up (the engine's NetworkPace): the DSO turns the rounds on the first tick of the step
+ * only, in one transaction, and the wallets poll once per step, so such a step costs a few
+ * transactions instead of a running hour's (about 36). The last day runs at the normal pace, so
+ * the rounds, rewards and fees of the day before the new time are those of a running network.
+ * A network spread over processes keeps the normal pace (its other processes would not know).
+ */
+const deliverStep = (engine: EngineInstance, until: Micros, catchingUp: boolean): Effect.Effect<void> => {
+  const pace = engine.network.pace
+  if (!catchingUp || engine.cluster !== undefined) return Effect.asVoid(engine.driver.runUntil(until))
+  return Effect.ensuring(
+    Effect.suspend(() => {
+      pace.catchUpUntil = until
+      return Effect.asVoid(engine.driver.runUntil(until))
+    }),
+    Effect.sync(() => void (pace.catchUpUntil = undefined))
+  )
+}
+
 /** Steps until the target; stops early on a failed step or a shutdown. */
 const makeStepper = (deps: AdvanceDeps, keep: (advanceId: string, record: AdvanceRecord) => void) => {
   const { ctx, locked } = deps
@@ -158,8 +184,8 @@ const makeStepper = (deps: AdvanceDeps, keep: (advanceId: string, record: Advanc
         const offset = yield* Ref.get(ctx.offset)
         const next = Math.max(offset, Math.min(record.targetOffset, offset + stepMicros))
         yield* Ref.set(ctx.offset, next)
-        yield* ctx.catchUp(engine)
         const done = next >= record.targetOffset
+        yield* deliverStep(engine, yield* ctx.engineTime(engine), next <= record.targetOffset - ADVANCE_NORMAL_PACE_MICROS)
         if (advanceId !== undefined && (done || first)) keep(advanceId, done ? { ...record, now: engine.clock.now } : record)
         return { done, now: engine.clock.now }
       })

@@ -28,6 +28,8 @@ export interface CommitPipeline {
   readonly commitPoint: (engine: EngineInstance) => Effect.Effect<Commit>
   /** The last batch enqueued: an operation that changed nothing still waits for it (it may have read its effects). */
   readonly lastCommit: Effect.Effect<Commit>
+  /** `lastCommit`, as a plain call (read-now.ts). */
+  readonly lastCommitNow: () => Commit
   /** Forgets the last batch (the engine was rebuilt from what the store holds). */
   readonly forgetLastCommit: Effect.Effect<void>
 }
@@ -59,6 +61,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
         return messages.length === 0 ? Effect.void : outbound.offer(done, messages)
       }),
     lastCommit: Effect.sync(() => lastCommit),
+    lastCommitNow: () => lastCommit,
     forgetLastCommit: Effect.sync(() => void (lastCommit = undefined))
   }
 }

@@ -6,6 +6,7 @@ import type { Micros } from "@sandnet/core"
 import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
 import { Effect, Ref } from "effect"
 import type { CaptureState } from "../journal/capture.ts"
+import { makeReadGate, type ReadGate } from "./read-now.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { makeCatchUp, makeEngineTime } from "./clock.ts"
 import type { EngineInstance, NodeRuntimeOptions } from "./service.ts"
@@ -29,6 +30,10 @@ export interface RuntimeContext {
   readonly exclusive: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /** Held (one permit each) by the reads in progress; an exclusive section takes them all. */
   readonly readers: Effect.Semaphore
+  /** The reads without a fiber (read-now.ts): told when an exclusive section takes and gives back the engine. */
+  readonly gate: ReadGate
+  /** The engine an exclusive section leaves, for the gate (set once the runtime has one). */
+  readonly followEngine: (current: Ref.Ref<EngineInstance>) => void
   /** What each engine instance's capture follows between batches (with storage). */
   readonly captures: WeakMap<EngineInstance, CaptureState>
   readonly engineTime: (engine: EngineInstance | undefined) => Effect.Effect<Micros>
@@ -45,7 +50,14 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
     const offset = yield* Ref.make(initial?.clock?.offset ?? 0)
     const lock = yield* Effect.makeSemaphore(1)
     const readers = yield* Effect.makeSemaphore(READERS)
-    const exclusive = <A, E, R>(self: Effect.Effect<A, E, R>) => lock.withPermits(1)(readers.withPermits(READERS)(self))
+    const gate = makeReadGate()
+    let current: Ref.Ref<EngineInstance> | undefined
+    const leave = Effect.suspend(() => (current === undefined ? Effect.sync(() => gate.leave(undefined)) : Effect.map(Ref.get(current), gate.leave)))
+    const exclusive = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      lock.withPermits(1)(readers.withPermits(READERS)(Effect.zipRight(Effect.sync(gate.enter), Effect.ensuring(self, leave))))
+    const followEngine = (ref: Ref.Ref<EngineInstance>) => {
+      current = ref
+    }
     const engineTime = makeEngineTime(options.clock ?? { _tag: "live" as const }, offset, initial?.clock)
-    return { options, storage, config, offset, lock, exclusive, readers, captures: new WeakMap(), engineTime, catchUp: makeCatchUp(engineTime) }
+    return { options, storage, config, offset, lock, exclusive, readers, gate, followEngine, captures: new WeakMap(), engineTime, catchUp: makeCatchUp(engineTime) }
   })

@@ -30,6 +30,8 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const source = sourceOf(storage?.initial)
     const first = yield* createEngine(ctx, yield* engineTime(undefined), source)
     const current = yield* Ref.make(first.engine)
+    ctx.followEngine(current)
+    ctx.gate.follow({ lastCommit: commits.lastCommitNow, committer: storage?.committer })
     if (storage !== undefined && source._tag === "Genesis") storage.engine.put(Streams.runtime, "config", ctx.config)
     yield* awaitCommit(yield* exclusive(commits.commitPoint(first.engine)))
 
@@ -42,7 +44,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const fibers = yield* startTicker(ctx, locked)
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
     const stopping = yield* Ref.make(false)
-    const beginShutdown = Ref.set(stopping, true)
+    const beginShutdown = Effect.zipRight(Ref.set(stopping, true), Effect.sync(ctx.gate.stop))
     yield* Effect.addFinalizer(() => Effect.zipRight(beginShutdown, shutdown(ctx, current, fibers)))
     const replaceNetwork = makeReplaceNetwork(ctx, commits, current)
     const advanceTime = makeAdvance({
@@ -59,6 +61,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
       engine: Ref.get(current),
       run,
       read: makeRead(ctx, current, commits, run),
+      readNow: ctx.gate.readNow,
       now: Effect.flatMap(Ref.get(current), engineTime),
       advanceTime,
       beginShutdown,

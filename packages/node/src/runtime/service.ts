@@ -100,6 +100,13 @@ export interface NodeRuntimeService {
    * ticker does that).
    */
   readonly read: <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>) => Effect.Effect<A, E>
+  /**
+   * `read` as a plain function, without a fiber (the HTTP node's read routes): `read` runs on the
+   * engine as the last operation left it (at once, or when the running operation ends) and `answer`
+   * gets its result once what it saw is committed. When the node cannot answer that way (shutting
+   * down, a failed commit to heal first, `read` threw) `otherwise` is called instead: take `read`.
+   */
+  readonly readNow: ReadNow
   /** The engine's current time (live time plus the developer's offset). */
   readonly now: Effect.Effect<Micros>
   /**
@@ -132,5 +139,8 @@ export interface NodeRuntimeService {
    */
   readonly committed: Effect.Effect<void>
 }
+
+/** Runs `read` on the engine and hands its result to `answer` once committed, or calls `otherwise` (read-now.ts). */
+export type ReadNow = <A>(read: (engine: EngineInstance) => A, answer: (value: A) => void, otherwise: () => void) => void
 
 export class NodeRuntime extends Context.Tag("@sandnet/node/NodeRuntime")<NodeRuntime, NodeRuntimeService>() {}

@@ -1,7 +1,7 @@
 /**
  * The wallet's automations: one actor per wallet (validator node) acting for all its users, driven
  * by ledger updates (reacting at once) and by its own timer every `pollInterval` (work that waits
- * for time to pass). Each automation is a module of this folder over the shared state (state.ts),
+ * for time to pass; once per step while a long time advance catches up: NetworkPace). Each automation is a module of this folder over the shared state (state.ts),
  * whose queues work.ts fills from the commit listener.
  *
  * On updates: accept offers from configured senders (auto-accept), pay accepted offers the users
@@ -9,7 +9,8 @@
  * on users' merge delegations, accept the preapproval proposals made to the operator (offers.ts,
  * traffic.ts, delegations.ts, preapprovals.ts).
  * On the timer: expire offers, accepted offers, transfer instructions and buy-traffic requests past
- * their expiry (expiry.ts); renew the preapprovals the operator provides (preapprovals.ts); collect
+ * their expiry (expiry.ts); renew the preapprovals the operator provides and accept the proposals
+ * whose fee it could not pay before (preapprovals.ts); collect
  * and mint reward coupons and liveness records of issuing rounds, and record the validator's
  * liveness once per round (rewards.ts); merge the holdings of parties with too many (merge.ts); top
  * up the participant's traffic (traffic.ts); sweep excess balances (sweep.ts).
@@ -81,7 +82,8 @@ export class WalletAutomation extends AutomationState implements Actor {
       const now = microsOf.fromNanos(yield* Clock.currentTimeNanos)
       if (now > this.stopAt) return
       const next: WalletWake = { _tag: "WalletWake", poll: true }
-      if (poll) yield* this.net.schedule(this.address, next, now + this.config.pollInterval)
+      // While a time advance catches up, the next poll is at the end of the step (once per step).
+      if (poll) yield* this.net.schedule(this.address, next, Math.max(now + this.config.pollInterval, this.wallet.network.pace.catchUpUntil ?? 0))
       else this.workScheduled = false
       yield* this.react(now)
       if (poll) yield* this.periodic(now)
@@ -114,6 +116,8 @@ export class WalletAutomation extends AutomationState implements Actor {
         yield* step("record-liveness", recordLiveness(this, now, ref.right))
         yield* step("collect-rewards", collectRewards(this, now, ref.right))
       }
+      // Proposals waiting for the operator's coin to pay their fee.
+      yield* step("accept-preapproval-proposals", acceptPreapprovalProposals(this, now, ref.right))
       if (this.config.merge.enabled) yield* step("merge", merge(this, ref.right))
       if (this.config.buyExtraTraffic.targetThroughput > 0) yield* step("top-up-traffic", topUp(this, now, ref.right))
       if (this.config.sweep.length > 0) yield* step("sweep", sweep(this, now, ref.right))

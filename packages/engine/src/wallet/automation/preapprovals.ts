@@ -1,12 +1,16 @@
 /**
  * Preapprovals the operator provides: it accepts the proposals its users' parties make (as
- * Splice's validator does), and renews the preapprovals before they expire (when configured).
+ * Splice's validator does, AcceptTransferPreapprovalProposalTrigger), paying the preapproval fee
+ * from its own coin, and renews the preapprovals before they expire (when configured). An operator
+ * without the coin for the fee leaves the proposal waiting and tries again on each poll (Splice's
+ * trigger fails with "Insufficient funds to create transfer pre-approval" and retries).
  */
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { parseIso, toIso, type ContractId, type Micros } from "@sandnet/core"
 import {
   TransferPreapprovalProposal_Accept,
   TransferPreapproval_Renew,
+  transferPreapprovalFee,
   type TransferPreapprovalPayload,
   type TransferPreapprovalProposalPayload
 } from "../../coin/index.ts"
@@ -21,27 +25,45 @@ export const filePreapprovalProposal = (auto: AutomationState, contractId: Contr
 }
 
 /**
- * Accepts the queued proposals still active; one whose receiver already has a live preapproval is
- * left as it is (a second preapproval would only shadow the first).
+ * Accepts the queued proposals still active, paying each fee with the operator's coin; one whose
+ * receiver already has a live preapproval is left as it is (a second preapproval would only shadow
+ * the first). A proposal the operator cannot pay for (or whose accept failed) stays queued for the
+ * next poll.
  */
 export const acceptPreapprovalProposals = (auto: AutomationState, now: Micros, ref: Reference): Effect.Effect<void> =>
   Effect.gen(function* () {
     const acs = auto.wallet.participant.logic.acs
+    const lifetime = auto.config.transferPreapproval.preapprovalLifetime
     for (const cid of [...auto.preapprovalProposals]) {
       auto.preapprovalProposals.delete(cid)
       const c = acs.get(cid)
       if (c === undefined) continue
       const receiver = (c.created.createArguments as unknown as TransferPreapprovalProposalPayload).receiver
       if (auto.wallet.dso.preapprovalOf(receiver, now) !== undefined) continue
-      const expiresAt = toIso(now + auto.config.transferPreapproval.preapprovalLifetime)
+      const fee = transferPreapprovalFee(lifetime, (ref.round.created.createArguments as unknown as { coinPrice: string }).coinPrice)
+      const inputs = fee > 0n ? auto.wallet.selectCoins(auto.operator, fee, ref.roundNumber) : Either.right([])
+      if (Either.isLeft(inputs)) {
+        auto.preapprovalProposals.add(cid)
+        auto.stats.preapprovalProposalsUnpaid++
+        continue
+      }
       yield* auto.run(
         [auto.operator],
         [],
-        `auto:preapproval-proposal:${cid}`,
-        [Commands.exercise(TransferPreapprovalProposal_Accept, cid, { context: auto.context(ref), inputs: [], expiresAt })],
-        [ref.rules],
-        [],
-        ok(() => auto.stats.preapprovalProposalsAccepted++)
+        `auto:preapproval-proposal:${cid}:${now}`,
+        [
+          Commands.exercise(TransferPreapprovalProposal_Accept, cid, {
+            context: auto.context(ref),
+            inputs: inputs.right.map((value) => ({ tag: "InputCoin" as const, value })),
+            expiresAt: toIso(now + lifetime)
+          })
+        ],
+        [ref.rules, ref.round],
+        inputs.right,
+        (completion) => {
+          if (completion._tag === "Succeeded") auto.stats.preapprovalProposalsAccepted++
+          else auto.preapprovalProposals.add(cid)
+        }
       )
     }
   })

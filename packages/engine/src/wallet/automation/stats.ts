@@ -10,6 +10,8 @@ export interface WalletAutomationStats {
   buyTrafficRequestsExpired: number
   preapprovalsRenewed: number
   preapprovalProposalsAccepted: number
+  /** Attempts to accept a preapproval proposal left for later: the operator lacked the coin for the fee. */
+  preapprovalProposalsUnpaid: number
   mergeDelegationsAccepted: number
   rewardCollections: number
   appCouponsCollected: number
@@ -40,6 +42,7 @@ export const emptyStats = (): WalletAutomationStats => ({
   buyTrafficRequestsExpired: 0,
   preapprovalsRenewed: 0,
   preapprovalProposalsAccepted: 0,
+  preapprovalProposalsUnpaid: 0,
   mergeDelegationsAccepted: 0,
   rewardCollections: 0,
   appCouponsCollected: 0,

@@ -1,0 +1,194 @@
+/**
+ * The load benchmark's clients (load.ts), in a process of their own, as users' clients are: the
+ * bench forks this module (packages/cli/dist/load-clients.mjs in the bundle), sends it what to load
+ * (the node's wallet users, or the bare `node:http` server), and gets back the latencies. The
+ * node's process then only serves, and its CPU time per request is the server's alone.
+ *
+ * Imports node:http only, so that the child starts in a few tens of milliseconds.
+ */
+import * as http from "node:http"
+
+/** The wallet users prepared by the bench on the node (load.ts's prepareUsers). */
+export interface LoadUsers {
+  readonly wallet: string
+  readonly parties: ReadonlyArray<string>
+  readonly auths: ReadonlyArray<Readonly<Record<string, string>>>
+  readonly scanEvent: string
+}
+
+export interface LoadClientsRun {
+  readonly type: "run"
+  readonly clients: number
+  readonly warmupSeconds: number
+  readonly seconds: number
+  /** The mixed wallet load on the node, or GETs of the bare server's URL. */
+  readonly target: { readonly kind: "mixed"; readonly users: LoadUsers } | { readonly kind: "bare"; readonly url: string }
+}
+
+export type FromLoadClients =
+  /** The warm-up is over: the measured window starts. */
+  | { readonly type: "measuring" }
+  | {
+      readonly type: "done"
+      readonly reads: ReadonlyArray<number>
+      readonly writes: ReadonlyArray<number>
+      readonly seconds: number
+      /** CPU time of the clients' process over the measured window. */
+      readonly clientCpuMillis: number
+      /** Answers that were not 2xx, by status, and the first of them. */
+      readonly failures: Readonly<Record<string, number>>
+      readonly firstFailure: string | undefined
+    }
+
+interface Sample {
+  readonly kind: "read" | "write"
+  readonly millis: number
+}
+
+interface Answer {
+  readonly status: number
+  readonly body: string
+}
+
+const request = (agent: http.Agent, url: URL, method: string, headers: Readonly<Record<string, string>>, body?: string): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(body) }) }
+      },
+      (response) => {
+        const chunks: Array<Buffer> = []
+        response.on("data", (chunk: Buffer) => chunks.push(chunk))
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }))
+        response.on("error", reject)
+      }
+    )
+    req.on("error", reject)
+    req.end(body)
+  })
+
+const makeFailures = () => {
+  const counts: Record<string, number> = {}
+  const state = { counts, first: undefined as string | undefined }
+  return {
+    state,
+    failed: (text: string) => {
+      const status = text.slice(0, 3)
+      counts[status] = (counts[status] ?? 0) + 1
+      state.first ??= text
+    },
+    reset: () => {
+      for (const key of Object.keys(counts)) delete counts[key]
+      state.first = undefined
+    }
+  }
+}
+
+const timed = async (kind: Sample["kind"], answer: () => Promise<Answer>, failed: (text: string) => void): Promise<Sample & Answer> => {
+  const started = performance.now()
+  const a = await answer()
+  if (a.status >= 300) failed(`${a.status} ${a.body.slice(0, 200)}`)
+  return { kind, millis: performance.now() - started, ...a }
+}
+
+/** The cycle of each wallet user: 3 writes (offer, accept, token-standard transfer), 7 reads. */
+const makeStep = (agent: http.Agent, users: LoadUsers, failed: (text: string) => void) => {
+  const { wallet, parties, auths } = users
+  const clients = parties.length
+  const url = (path: string) => new URL(`${wallet}${path}`)
+  const scanEvent = new URL(users.scanEvent)
+  const balance = url("/v0/wallet/balance")
+  const offers = url("/v0/wallet/transfer-offers")
+  const transfers = url("/v0/wallet/token-standard/transfers")
+  // Offers made to each user, waiting for it to accept them.
+  const inbox: Array<Array<string>> = parties.map(() => [])
+  const run = Date.now().toString(36)
+  const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+  let tracking = 0
+  const offerBody = (client: number) =>
+    JSON.stringify({ receiver_party_id: parties[(client + 1) % clients]!, amount: "1", description: "load", expires_at: expiresAt, tracking_id: `load-${run}-${tracking++}` })
+  const read = (client: number, target: URL) => timed("read", () => request(agent, target, "GET", auths[client]!), failed)
+  const write = (client: number, target: URL, body?: string) => timed("write", () => request(agent, target, "POST", auths[client]!, body), failed)
+  return async (client: number, i: number): Promise<Sample> => {
+    switch (i % 10) {
+      case 0: {
+        const s = await write(client, offers, offerBody(client))
+        if (s.status === 200) inbox[(client + 1) % clients]!.push((JSON.parse(s.body) as { offer_contract_id: string }).offer_contract_id)
+        return s
+      }
+      case 3: {
+        const offer = inbox[client]!.shift()
+        return offer === undefined ? read(client, balance) : write(client, url(`/v0/wallet/transfer-offers/${encodeURIComponent(offer)}/accept`))
+      }
+      case 5:
+        return write(client, transfers, offerBody(client))
+      case 2:
+      case 8:
+        return read(client, scanEvent)
+      case 6:
+        return read(client, offers)
+      default:
+        return read(client, balance)
+    }
+  }
+}
+
+/** Runs `clients` loops of `step(client, i)` for `seconds`. */
+const drive = async (clients: number, seconds: number, step: (client: number, i: number) => Promise<Sample>) => {
+  const samples: Array<Sample> = []
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  const deadline = started + seconds * 1000
+  await Promise.all(
+    Array.from({ length: clients }, async (_, client) => {
+      for (let i = 0; performance.now() < deadline; i++) samples.push(await step(client, i))
+    })
+  )
+  const used = process.cpuUsage(cpu)
+  return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
+}
+
+const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: run.clients })
+  const failures = makeFailures()
+  const target = run.target
+  const step =
+    target.kind === "mixed"
+      ? makeStep(agent, target.users, failures.failed)
+      : ((url: URL) => () => timed("read", () => request(agent, url, "GET", {}), failures.failed))(new URL(target.url))
+  try {
+    if (run.warmupSeconds > 0) await drive(run.clients, run.warmupSeconds, step)
+    failures.reset()
+    process.send?.({ type: "measuring" } satisfies FromLoadClients)
+    const measured = await drive(run.clients, run.seconds, step)
+    const of = (kind: Sample["kind"]) => measured.samples.filter((s) => s.kind === kind).map((s) => s.millis)
+    return {
+      type: "done",
+      reads: of("read"),
+      writes: of("write"),
+      seconds: measured.seconds,
+      clientCpuMillis: measured.cpuMillis,
+      failures: { ...failures.state.counts },
+      firstFailure: failures.state.first
+    }
+  } finally {
+    agent.destroy()
+  }
+}
+
+// The bench gone (or done with us): nothing to report to.
+process.once("disconnect", () => process.exit(0))
+process.once("message", (message: LoadClientsRun) => {
+  void runClients(message).then(
+    (done) => process.send?.(done, () => process.disconnect()),
+    (error: unknown) => {
+      process.stderr.write(`load clients: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+      process.exit(1)
+    }
+  )
+})

@@ -1,0 +1,145 @@
+/**
+ * Read routes: the hot reads (a scan lookup, a wallet balance) answered without a fiber. A read
+ * route is a GET endpoint of a surface with a plain reader beside its `bind`: a function from the
+ * request's path parameters (and, on the wallet, the token's user) and the engine to the engine's
+ * own answer (an Either). The node's request listener (server.ts) asks the read table first;
+ * the request goes the Effect path (guards, router, `bind`) as before when
+ *
+ * - no read route matches exactly: another method, a query string, a percent-encoded or empty path
+ *   segment, a segment longer than `MAX_PATH_SEGMENT_LENGTH`, no Host header, a websocket upgrade;
+ * - the caller is not known now (wallet): a token never verified before (the Effect path verifies
+ *   it and remembers it, auth.ts), or one that any check refuses now (expired, its user deactivated);
+ * - the reader's answer is not a plain success (a Left: not found, bad parameters, no wallet) or
+ *   the runtime cannot answer without a fiber (shutting down, a failed commit: read-now.ts).
+ *
+ * So every error keeps its surface's shape, and a success is what the Effect path would answer:
+ * status 200, `application/json`, the engine's JSON in the node's dialect (the engine already
+ * renders it as the success Schema encodes it: read-routes.test.ts compares both paths byte for
+ * byte). The request appears in the web UI's request log as through the Effect path.
+ */
+import type { HttpApiEndpoint } from "@effect/platform"
+import type { EngineInstance, NodeRuntimeService } from "@sandnet/node"
+import { Either } from "effect"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { bearerTokenOf, type AuthenticatorService, type AuthSettings } from "./auth.ts"
+import { outbound, type NameTable } from "./dialect/index.ts"
+import { MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
+import { routePath, type Surface } from "./surface.ts"
+import type { RequestLog } from "./web/request-log.ts"
+
+/** What a reader is given: the path parameters (as the router names them) and the token's user (wallet routes; "" elsewhere). */
+export interface ReadRequest {
+  readonly path: Readonly<Record<string, string>>
+  readonly user: string
+}
+
+/** A reader: the engine's answer (Right: answered 200; Left or undefined: the Effect path answers). */
+export type Reader = (request: ReadRequest, engine: EngineInstance) => Either.Either<unknown, unknown> | undefined
+
+export interface ReadRoute {
+  readonly surface: Surface
+  readonly path: `/${string}`
+  readonly read: Reader
+}
+
+/** A read route for a GET endpoint bound on `surface` (its `bind` answers everything this one leaves). */
+export const readRoute = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.Any, read: Reader): ReadRoute => ({
+  surface,
+  path: routePath(surface, endpoint),
+  read
+})
+
+/** What the read table needs of the node: its runtime, the token checks, the dialect, the request log, the time. */
+export interface ReadDeps {
+  readonly runtime: NodeRuntimeService
+  readonly authenticator: AuthenticatorService
+  readonly authSettings: AuthSettings
+  readonly names: NameTable
+  readonly log: RequestLog
+  readonly nowMillis: () => number
+}
+
+/**
+ * The read routes of a table: given, or loaded at the first GET (their surfaces' modules load at
+ * their first request, lazy-routes.ts); until they are in, the Effect path answers.
+ */
+export type ReadRoutes = ReadonlyArray<ReadRoute> | (() => Promise<ReadonlyArray<ReadRoute>>)
+
+/** Answers the request (now or once committed) and returns true, or returns false: it is the Effect path's. */
+export type ReadTable = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => boolean
+
+interface Compiled {
+  readonly route: ReadRoute
+  /** Each segment: a literal, or the name of a path parameter (`:name`). */
+  readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly param: string }>
+}
+
+const compile = (route: ReadRoute): Compiled => ({
+  route,
+  segments: route.path
+    .split("/")
+    .slice(1)
+    .map((segment) => (segment.startsWith(":") ? { param: segment.slice(1) } : { literal: segment }))
+})
+
+const matchPath = (table: ReadonlyArray<Compiled>, path: string): { readonly compiled: Compiled; readonly params: Record<string, string> } | undefined => {
+  const segments = path.split("/").slice(1)
+  for (const compiled of table) {
+    if (compiled.segments.length !== segments.length) continue
+    const params: Record<string, string> = {}
+    const all = compiled.segments.every((expected, i) => {
+      const segment = segments[i]!
+      if ("literal" in expected) return segment === expected.literal
+      if (segment === "" || segment.length > MAX_PATH_SEGMENT_LENGTH) return false
+      params[expected.param] = segment
+      return true
+    })
+    if (all) return { compiled, params }
+  }
+  return undefined
+}
+
+/** The read table of `routes`: the node's request listener asks it before the Effect path. */
+export const makeReadTable = (routes: ReadRoutes, deps: ReadDeps): ReadTable => {
+  let table: ReadonlyArray<Compiled> = []
+  let load = typeof routes === "function" ? routes : undefined
+  if (typeof routes !== "function") table = routes.map(compile)
+  return (request, response, fallback) => {
+    const url = request.url ?? ""
+    if (request.method !== "GET" || /[?#%]/.test(url)) return false
+    if (load !== undefined) {
+      // A table that cannot load stays empty: the Effect path answers every request, as without one.
+      load().then((loaded) => (table = loaded.map(compile)), () => undefined)
+      load = undefined
+    }
+    if (request.headers.host === undefined || request.headers.upgrade !== undefined) return false
+    const matched = matchPath(table, url)
+    if (matched === undefined) return false
+    const started = deps.nowMillis()
+    let user = ""
+    if (matched.compiled.route.surface.auth === "wallet") {
+      const token = bearerTokenOf(request.headers.authorization)
+      const caller = token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, started)
+      if (caller === undefined) return false
+      user = caller.subject.userId
+    }
+    const read = matched.compiled.route.read
+    deps.runtime.readNow(
+      (engine) => read({ path: matched.params, user }, engine),
+      (answer) => {
+        if (answer === undefined || Either.isLeft(answer)) return fallback()
+        let body: string
+        try {
+          body = JSON.stringify(outbound(deps.names, answer.right))
+        } catch {
+          return fallback()
+        }
+        response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        response.end(body)
+        deps.log.record({ at: new Date(started).toISOString(), method: "GET", path: url, status: 200, millis: deps.nowMillis() - started })
+      },
+      fallback
+    )
+    return true
+  }
+}
