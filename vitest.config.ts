@@ -1,15 +1,6 @@
 import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
-const PACKAGES = ["core", "engine", "store", "node", "http", "sim", "cli", "web"]
-const limits = { testTimeout: 60_000, hookTimeout: 60_000 }
-
-// `npx vitest run --project <package>` runs one package's test/ folder (and `--project simulations`
-// the runnable simulation programs, simulations/*.test.ts). Without --project, the whole suite is
-// one project: the forks pool runs the files of one project after another's have all finished, so
-// with a project per package each package waited for its own longest file (the web project for
-// flows.test.ts, the cli project for its doc commands) while the other worker sat idle.
-const selected = process.argv.some((arg) => arg === "--project" || arg.startsWith("--project="))
 
 // The longest files (about 25 to 70 s each; the rest of the 150 take under 25 s) start first, so that
 // the two workers finish together. vitest orders files by their last duration, but only from its
@@ -51,15 +42,6 @@ export default defineConfig({
     poolOptions: { forks: { isolate: false } },
     maxWorkers: 2,
     sequence: { sequencer: LongestFirst },
-    minWorkers: 1,
-    ...(selected
-      ? {
-          projects: [
-            ...PACKAGES.map((name) => ({ test: { name, root: `packages/${name}`, include: ["test/**/*.test.ts"], isolate: false, ...limits } })),
-            // the simulations' tests give their own timeout (120 s)
-            { test: { name: "simulations", root: "simulations", include: ["*.test.ts"], isolate: false, ...limits } }
-          ]
-        }
-      : { include: ["packages/*/test/**/*.test.ts", "simulations/*.test.ts"], isolate: false, ...limits })
+    minWorkers: 1
   }
 })
