@@ -19,7 +19,7 @@ describe("the Wallet SDK's 08-merge-delegation against --localnet", () => {
   let node: LocalNetNode
   beforeAll(async () => {
     ensureSdkEnvironment()
-    node = await startLocalNet(6)
+    node = await startLocalNet(7)
   })
   afterAll(() => node.close())
 
