@@ -11,7 +11,7 @@ import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import * as fs from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import type { FromPgliteThread, PgliteThreadData, PgliteThreadReady, ToPgliteThread } from "./pglite-host.ts"
-import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
+import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, START_PARAMS, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
 import { precompilePglite } from "./pglite-wasm.ts"
 
 const port = parentPort!
@@ -75,7 +75,7 @@ const open = async (): Promise<PgliteThreadReady> => {
   const [PGlite, SocketServer] = await step("PGlite did not start", () => modules)
   opened.db = await step("PGlite did not start", async () => {
     const pgliteWasmModule = await wasm
-    const options = { dataDir: data.pgdata, initDbStartParams: INITDB_PARAMS }
+    const options = { dataDir: data.pgdata, initDbStartParams: INITDB_PARAMS, startParams: [...PGlite.defaultStartParams, ...START_PARAMS] }
     return PGlite.create(pgliteWasmModule === undefined ? options : { ...options, pgliteWasmModule })
   })
   const openedAt = performance.now()
