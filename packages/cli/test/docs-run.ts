@@ -7,6 +7,7 @@
  * talk to it. Each command must exit 0 without a stack trace, and some must print what the docs say
  * they print.
  */
+import { localNetPorts } from "@sandnet/http/serve"
 import { dropClusterSchema } from "@sandnet/store"
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
@@ -65,9 +66,6 @@ const makeSandbox = () => {
   return { dir, binDir }
 }
 
-/** LocalNet's five ports (sandnet start --localnet), before the offset. */
-const LOCALNET_PORTS = [2975, 3975, 2000, 4000, 5003]
-
 const isFree = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const server = net.createServer()
@@ -82,7 +80,7 @@ const isFree = (port: number): Promise<boolean> =>
 const freeLocalNetOffset = async (): Promise<number> => {
   for (let attempt = 0; attempt < 50; attempt++) {
     const offset = 20_000 + ((process.pid * 7 + Date.now() + attempt * 1_337) % 9_000)
-    if ((await Promise.all(LOCALNET_PORTS.map((p) => isFree(p + offset)))).every(Boolean)) return offset
+    if ((await Promise.all(Object.values(localNetPorts(offset)).map(isFree))).every(Boolean)) return offset
   }
   throw new Error("no port offset with LocalNet's five ports free")
 }

@@ -60,10 +60,16 @@ export interface ReadDeps {
 }
 
 /**
- * The read routes of a table: given, or loaded at the first GET (their surfaces' modules load at
- * their first request, lazy-routes.ts); until they are in, the Effect path answers.
+ * A surface's read routes, loaded with the surface's modules (which load at its first request,
+ * lazy-routes.ts): asked for at the first GET under `root`; until they are in, the Effect path answers.
  */
-export type ReadRoutes = ReadonlyArray<ReadRoute> | (() => Promise<ReadonlyArray<ReadRoute>>)
+export interface LazyReadRoutes {
+  readonly root: `/${string}/`
+  readonly load: () => Promise<ReadonlyArray<ReadRoute>>
+}
+
+/** The read routes of a table: given, or loaded with their surfaces. */
+export type ReadRoutes = ReadonlyArray<ReadRoute | LazyReadRoutes>
 
 /** Answers the request (now or once committed) and returns true, or returns false: it is the Effect path's. */
 export type ReadTable = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => boolean
@@ -101,17 +107,19 @@ const matchPath = (table: ReadonlyArray<Compiled>, path: string): { readonly com
 
 /** The read table of `routes`: the node's request listener asks it before the Effect path. */
 export const makeReadTable = (routes: ReadRoutes, deps: ReadDeps): ReadTable => {
-  let table: ReadonlyArray<Compiled> = []
-  let load = typeof routes === "function" ? routes : undefined
-  if (typeof routes !== "function") table = routes.map(compile)
+  let table: ReadonlyArray<Compiled> = routes.filter((r): r is ReadRoute => "path" in r).map(compile)
+  let pending = routes.filter((r): r is LazyReadRoutes => "load" in r)
+  /** Loads the routes of the surface `url` is under, once (routes that cannot load stay out: the Effect path answers). */
+  const loadUnder = (url: string): void => {
+    const due = pending.filter((lazy) => url.startsWith(lazy.root))
+    if (due.length === 0) return
+    pending = pending.filter((lazy) => !due.includes(lazy))
+    for (const lazy of due) lazy.load().then((loaded) => void (table = [...table, ...loaded.map(compile)]), () => undefined)
+  }
   return (request, response, fallback) => {
     const url = request.url ?? ""
     if (request.method !== "GET" || /[?#%]/.test(url)) return false
-    if (load !== undefined) {
-      // A table that cannot load stays empty: the Effect path answers every request, as without one.
-      load().then((loaded) => (table = loaded.map(compile)), () => undefined)
-      load = undefined
-    }
+    if (pending.length > 0) loadUnder(url)
     if (request.headers.host === undefined || request.headers.upgrade !== undefined) return false
     const matched = matchPath(table, url)
     if (matched === undefined) return false

@@ -95,13 +95,12 @@ export const NodeRoutes = mergeRoutes(
 
 /**
  * The read routes of `NodeRoutes` (read-routes.ts): serve NodeRoutes with `reads: NodeReadRoutes`.
- * Loaded with their surfaces' modules, after the start (the table is asked once they are in).
+ * Each surface's are loaded with its modules, at its first GET (a start loads neither).
  */
-export const NodeReadRoutes: ReadRoutes = () =>
-  Promise.all([import("./scan/index.ts"), import("./wallet/index.ts")]).then(([scan, wallet]) => [
-    ...scan.ScanReadRoutes,
-    ...wallet.WalletReadRoutes
-  ])
+export const NodeReadRoutes: ReadRoutes = [
+  { root: "/api/scan/", load: () => import("./scan/index.ts").then((m) => m.ScanReadRoutes) },
+  { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => m.WalletReadRoutes) }
+]
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
 export type AppMiddleware = <E, R>(
@@ -132,7 +131,7 @@ const readTableOf = (settings: HttpNodeSettings, options: ServeOptions) =>
   Effect.gen(function* () {
     const reads = options.reads ?? []
     const runtime = yield* Effect.serviceOption(NodeRuntime)
-    if ((Array.isArray(reads) && reads.length === 0) || settings.logRequests || options.middleware !== undefined || Option.isNone(runtime)) return undefined
+    if (reads.length === 0 || settings.logRequests || options.middleware !== undefined || Option.isNone(runtime)) return undefined
     const clock = yield* Effect.clock
     return makeReadTable(reads, {
       runtime: runtime.value,
