@@ -11,10 +11,12 @@ import {
   TransferPreapprovalProposal_Accept,
   TransferPreapproval_Renew,
   transferPreapprovalFee,
+  type OpenMiningRoundPayload,
   type TransferPreapprovalPayload,
   type TransferPreapprovalProposalPayload
 } from "../../coin/index.ts"
 import { Commands } from "../../ledger/interpreter.ts"
+import { payloadOf } from "../context.ts"
 import { ok, type AutomationState, type Reference } from "./state.ts"
 
 /** Files a preapproval proposal to the operator. Whether to act at once. */
@@ -38,9 +40,9 @@ export const acceptPreapprovalProposals = (auto: AutomationState, now: Micros, r
       auto.preapprovalProposals.delete(cid)
       const c = acs.get(cid)
       if (c === undefined) continue
-      const receiver = (c.created.createArguments as unknown as TransferPreapprovalProposalPayload).receiver
+      const receiver = payloadOf<TransferPreapprovalProposalPayload>(c).receiver
       if (auto.wallet.dso.preapprovalOf(receiver, now) !== undefined) continue
-      const fee = transferPreapprovalFee(lifetime, (ref.round.created.createArguments as unknown as { coinPrice: string }).coinPrice)
+      const fee = transferPreapprovalFee(lifetime, payloadOf<OpenMiningRoundPayload>(ref.round).coinPrice)
       const inputs = fee > 0n ? auto.wallet.selectCoins(auto.operator, fee, ref.roundNumber) : Either.right([])
       if (Either.isLeft(inputs)) {
         auto.preapprovalProposals.add(cid)
