@@ -32,6 +32,9 @@ export interface ReadGate {
 
 type Waiting = () => void
 
+/** Reads waiting for an operation to end; more take the Effect path (which queues them itself). */
+export const MAX_WAITING_READS = 4096
+
 export const makeReadGate = (): ReadGate => {
   let engine: EngineInstance | undefined
   let held = false
@@ -79,8 +82,9 @@ export const makeReadGate = (): ReadGate => {
       committer = commits.committer
     },
     readNow: (read, answer, otherwise) => {
-      if (held) waiting.push(() => attempt(read, answer, otherwise))
-      else attempt(read, answer, otherwise)
+      if (!held) return attempt(read, answer, otherwise)
+      if (waiting.length >= MAX_WAITING_READS) return otherwise()
+      waiting.push(() => attempt(read, answer, otherwise))
     }
   }
 }
