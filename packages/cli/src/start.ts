@@ -17,6 +17,7 @@ import {
   type NodeRuntimeService,
   NodeStorage,
   StorageInfo,
+  nodeScheduler,
   nodeStorageLayer,
   persistentNodeRuntimeLayer,
   schemaForNode,
@@ -234,5 +235,10 @@ export const start = (given: StartOptions) =>
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty))
+    }).pipe(
+      Effect.provide(layer),
+      Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty),
+      // The node's fibers run in time slices between which the event loop serves requests (scheduler.ts).
+      Effect.withScheduler(nodeScheduler)
+    )
   })
