@@ -1,14 +1,15 @@
 /**
- * Pure helpers shared by every lifecycle machine. Machines are stepped only through xstate's public
- * pure functions `initialTransition` / `transition` (never a live actor), so a snapshot is a plain
- * value that the engine can store in its log, restore after a restart and replay deterministically.
+ * Pure helpers shared by every lifecycle machine. Machines are stepped only through their own pure
+ * `getInitialSnapshot` / `transition` (what xstate's `initialTransition` / `transition` call; never a
+ * started actor), so a snapshot is a plain value that the engine can store in its log, restore after
+ * a restart and replay deterministically.
  */
 import { InvariantViolation, invariant } from "@sandnet/core"
 import { Either, ParseResult, Schema } from "effect"
 import {
+  createActor,
   getNextTransitions,
-  initialTransition,
-  transition,
+  type AnyActorScope,
   type AnyStateMachine,
   type ContextFrom,
   type EventFromLogic,
@@ -69,24 +70,62 @@ const view = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotVie
   snapshot as unknown as SnapshotView<M>
 
 /**
- * What a machine's context factory answers when it is called without input. xstate's pure
- * `transition(machine, snapshot, event)` builds a throwaway actor for every step, and that actor
- * computes the machine's initial state without input; a factory that read its input there threw a
- * TypeError that xstate caught and dropped (an Error and its stack per step, and per machine kind:
- * about 5% of a node's CPU under load). The placeholder never reaches a snapshot anyone keeps:
- * `start` always passes input, and `step` uses only the snapshot it is given. One shared frozen
- * object, so the throwaway actor allocates nothing for it.
+ * What a machine's context factory answers when it is called without input. The actor behind a
+ * machine's step scope (stepScopeOf) computes the machine's initial state without input when it is
+ * made; a factory that read its input there threw a TypeError that xstate caught and dropped. The
+ * placeholder never reaches a snapshot anyone keeps: `start` always passes input, and `step` uses
+ * only the snapshot it is given. One shared frozen object.
  */
 export const inertContext = <C>(): C => INERT_CONTEXT as C
 
 const INERT_CONTEXT: object = Object.freeze({})
 
+/** A machine's inert actor scope, and the actions its last step left (the machines leave none). */
+interface StepScope {
+  readonly scope: AnyActorScope
+  readonly actions: Array<unknown>
+}
+
+const stepScopes = new WeakMap<AnyStateMachine, StepScope>()
+
+/**
+ * One inert scope per machine, what xstate's pure `initialTransition` / `transition` build anew for
+ * every call (an actor made, its initial state computed, an actor system: under load about 3% of a
+ * node's CPU). The actor is never started and nothing is ever sent to it; the machines are flat
+ * with `assign` as their only action, which reads neither `self` nor the system, so sharing the
+ * scope between steps changes no snapshot.
+ */
+const stepScopeOf = (machine: AnyStateMachine): StepScope => {
+  const found = stepScopes.get(machine)
+  if (found !== undefined) return found
+  const self = createActor(machine)
+  const actions: Array<unknown> = []
+  const nothing = () => {}
+  const scope: AnyActorScope = {
+    self,
+    id: "",
+    sessionId: "",
+    logger: nothing,
+    defer: nothing,
+    emit: nothing,
+    system: self.system,
+    stopChild: nothing,
+    actionExecutor: (action) => void actions.push(action)
+  }
+  const made = { scope, actions }
+  stepScopes.set(machine, made)
+  return made
+}
+
 /**
  * The initial snapshot for `input`. A context factory that throws (a broken invariant on the
  * input) rethrows here: xstate would otherwise hand back a snapshot in status "error".
  */
-export const start = <M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> =>
-  settled(initialTransition(machine, input)[0] as SnapshotFrom<M>)
+export const start = <M extends AnyStateMachine>(machine: M, input: InputFrom<M>): SnapshotFrom<M> => {
+  const { scope, actions } = stepScopeOf(machine)
+  actions.length = 0
+  return settled(machine.getInitialSnapshot(scope, input) as SnapshotFrom<M>)
+}
 
 const settled = <M extends AnyStateMachine>(snapshot: SnapshotFrom<M>): SnapshotFrom<M> => {
   const { status, error } = view<M>(snapshot)
@@ -107,7 +146,9 @@ export const step = <M extends AnyStateMachine>(
   const refusal = refusalOf<M>(snapshot, event)
   if (refusal !== undefined) return { accepted: false, snapshot, refusal }
   const state = stateOf<M>(snapshot)
-  const [stepped, actions] = transition(machine, snapshot, event)
+  const { scope, actions } = stepScopeOf(machine)
+  actions.length = 0
+  const stepped = machine.transition(snapshot, event, scope)
   // The machines have no actions other than `assign`, which the transition applies itself.
   invariant(actions.length === 0, () => `${machine.id}: ${event.type} in ${state} left actions to execute`)
   const next = settled<M>(stepped as SnapshotFrom<M>)
