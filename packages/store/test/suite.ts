@@ -30,6 +30,20 @@ export const behaviouralSuite = (name: string, newTarget: () => Effect.Effect<Ta
     })
 
   describe(`EventStore behaviour: ${name}`, () => {
+    it.live("reads a long stream back whole and in slices, whatever its kinds and bodies", () =>
+      withStore((store) =>
+        Effect.gen(function*() {
+          // More entries than one read group of the SQL layers (512), odd kinds, bodies of every JSON shape.
+          const bodies: ReadonlyArray<unknown> = [{ z: 1, a: [1, "x"] }, "text \"quoted\" \u00e9\u2028", 12.5, null, [], true, { "": {} }]
+          const entries = range(1, 1300).map((seq) => entry("long", seq, bodies[seq % bodies.length], seq % 3 === 0 ? `kind "${seq}" \\ é` : "k"))
+          yield* store.append(entries)
+          expect(yield* store.readStream("long")).toEqual(entries)
+          expect(yield* store.readStream("long", 500, 600)).toEqual(entries.slice(499, 1099))
+          expect(yield* store.readStream("long", 1025)).toEqual(entries.slice(1024))
+          expect(yield* store.readStream("long", 1300, 5)).toEqual(entries.slice(1299))
+        })
+      ))
+
     it.live("appends and reads back in seq order, per stream", () =>
       withStore((store) =>
         Effect.gen(function*() {

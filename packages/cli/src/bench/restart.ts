@@ -1,12 +1,19 @@
 /**
- * The `restart` section of `sandnet bench`: a `sandnet start --data-dir` process (embedded PGlite)
- * takes W1 offers, is killed with SIGKILL, and is started again on the same directory; measured
- * from spawning the second process to its first HTTP answer, with the split its ready message
- * gives (storage: PGlite's start and reading the journals; engine: replay). Baseline in the same
- * run: the same kill -9 and restart of a node that took no offers (its genesis only), so the
- * difference is what the history costs a restart.
+ * The `restart` section of `sandnet bench`: a `sandnet start` process takes W1 offers, is killed
+ * with SIGKILL, and is started again on the same database; measured from spawning the second
+ * process to its first HTTP answer, with the split its ready message gives (storage: the
+ * database's start and reading the journals; engine: replay). Baseline in the same run: the same
+ * kill -9 and restart of a node that took no offers (its genesis only), so the difference is what
+ * the history costs a restart. Both databases: the embedded PGlite (`--data-dir`, a new directory
+ * per run) and a PostgreSQL server (`--database-url`, a new schema per run, dropped after it):
+ * `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test server; its rows are
+ * skipped when it cannot be reached.
  */
+import * as Pg from "@effect/sql-pg/PgClient"
+import type { SqlClient } from "@effect/sql/SqlClient"
 import { devTokenAt } from "@sandnet/http"
+import { dropSchema } from "@sandnet/store"
+import { Effect, Redacted } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,10 +32,24 @@ export interface RestartRun {
   readonly replayedEntries: number
 }
 
-export interface RestartBench {
+export interface RestartPair {
+  /** Which database, as the table names it. */
+  readonly database: string
   readonly baseline: RestartRun
   readonly loaded: RestartRun
 }
+
+export interface RestartBench {
+  readonly pairs: ReadonlyArray<RestartPair>
+  /** Databases not measured, and why (no PostgreSQL server reachable). */
+  readonly skipped: ReadonlyArray<string>
+}
+
+/** Where the node keeps its journals: a PGlite data directory, or a schema on a PostgreSQL server. */
+type Target = { readonly kind: "pglite"; readonly dir: string } | { readonly kind: "postgres"; readonly url: string; readonly schema: string }
+
+const targetArgs = (target: Target): ReadonlyArray<string> =>
+  target.kind === "pglite" ? ["--data-dir", target.dir] : ["--database-url", target.url, "--schema", target.schema]
 
 const OFFERS = 2000
 const CLIENTS = 16
@@ -41,11 +62,12 @@ interface Started {
   readonly ready: Promise<string>
 }
 
-/** Spawns `sandnet start` on `dir` and waits for its first answer; `ready` is its ready message. */
-const startNode = (bin: string, dir: string, port: number): Promise<Started> =>
+/** Spawns `sandnet start` on `target` and waits for its first answer; `ready` is its ready message. */
+const startNode = (bin: string, target: Target, port: number): Promise<Started> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, [bin, "start", "--data-dir", dir, "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"] })
+    const env = { ...process.env, DATABASE_URL: "" }
+    const child = spawn(process.execPath, [bin, "start", ...targetArgs(target), "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"], env })
     let stdout = ""
     let stderr = ""
     const ready = new Promise<string>((r) =>
@@ -109,60 +131,90 @@ const secondsIn = (text: string, label: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
-/** A node on a new directory takes `offers` offers, is killed with SIGKILL and started again. */
-const restartAfter = async (bin: string, offers: number): Promise<RestartRun> => {
+/** A node on a new database takes `offers` offers, is killed with SIGKILL and started again. */
+const restartOn = async (bin: string, target: Target, offers: number): Promise<RestartRun> => {
   const port = await freePort()
+  const first = await startNode(bin, target, port)
+  await first.ready
+  if (offers > 0) await offerLoad(port, offers)
+  await kill9(first.child)
+  const second = await startNode(bin, target, port)
+  const ready = await second.ready
+  await stop(second.child)
+  const replayed = /resumed: ([0-9]+) journal entries/.exec(ready)
+  return {
+    offers,
+    wallMs: second.wallMs,
+    cpuMs: second.cpuMs,
+    mainThreadCpuMs: second.mainThreadCpuMs,
+    storageSeconds: secondsIn(ready, "storage"),
+    engineSeconds: secondsIn(ready, "engine"),
+    replayedEntries: replayed === null ? 0 : Number(replayed[1])
+  }
+}
+
+/** The same on PGlite, in a new data directory removed after it. */
+const restartOnPglite = async (bin: string, offers: number): Promise<RestartRun> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-restart-"))
   try {
-    const first = await startNode(bin, dir, port)
-    await first.ready
-    if (offers > 0) await offerLoad(port, offers)
-    await kill9(first.child)
-    const second = await startNode(bin, dir, port)
-    const ready = await second.ready
-    await stop(second.child)
-    const replayed = /resumed: ([0-9]+) journal entries/.exec(ready)
-    return {
-      offers,
-      wallMs: second.wallMs,
-      cpuMs: second.cpuMs,
-      mainThreadCpuMs: second.mainThreadCpuMs,
-      storageSeconds: secondsIn(ready, "storage"),
-      engineSeconds: secondsIn(ready, "engine"),
-      replayedEntries: replayed === null ? 0 : Number(replayed[1])
-    }
+    return await restartOn(bin, { kind: "pglite", dir }, offers)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
+const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+/** Runs `use` with a PostgreSQL client on `url` (throws when the server cannot be reached). */
+const withPostgres = <A>(url: string, use: Effect.Effect<A, unknown, Pg.PgClient | SqlClient>): Promise<A> =>
+  Effect.runPromise(Effect.scoped(use.pipe(Effect.provide(Pg.layer({ url: Redacted.make(url), maxConnections: 1 })))))
+
+/** The same on PostgreSQL, in a new schema dropped after it. */
+const restartOnPostgres = async (bin: string, url: string, offers: number): Promise<RestartRun> => {
+  const schema = `sandnet_bench_restart_${process.pid}_${offers}`
+  try {
+    return await restartOn(bin, { kind: "postgres", url, schema }, offers)
+  } finally {
+    await withPostgres(url, dropSchema(schema)).catch(() => {})
+  }
+}
+
 export const benchRestart = async (): Promise<RestartBench> => {
   const bin = process.argv[1] ?? "packages/cli/bin/sandnet.js"
-  const baseline = await restartAfter(bin, 0)
-  const loaded = await restartAfter(bin, OFFERS)
-  return { baseline, loaded }
+  const pairs: Array<RestartPair> = []
+  const skipped: Array<string> = []
+  pairs.push({ database: "PGlite", baseline: await restartOnPglite(bin, 0), loaded: await restartOnPglite(bin, OFFERS) })
+  const url = postgresUrl()
+  const reachable = await withPostgres(url, Effect.asVoid(Pg.PgClient)).then(() => undefined, (error: unknown) => String(error))
+  if (reachable !== undefined) skipped.push(`PostgreSQL: ${reachable}`)
+  else pairs.push({ database: "PostgreSQL", baseline: await restartOnPostgres(bin, url, 0), loaded: await restartOnPostgres(bin, url, OFFERS) })
+  return { pairs, skipped }
 }
 
 const ms = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n).toLocaleString("en-US")} ms`)
 const s = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} s`)
 
-const row = (name: string, r: RestartRun): string =>
-  `| ${name} | ${r.replayedEntries.toLocaleString("en-US")} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
+const row = (database: string, name: string, r: RestartRun): string =>
+  `| ${database} | ${name} | ${r.replayedEntries.toLocaleString("en-US")} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
 
 export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "## Restart after kill -9",
   "",
-  "`sandnet start --data-dir <new dir>` (embedded PGlite) takes W1 offers (`POST /api/validator/v0/wallet/transfer-offers`,",
-  `${CLIENTS} concurrent clients), is killed with SIGKILL, and is started again on the same directory: from spawning the`,
+  "`sandnet start --data-dir <new dir>` (embedded PGlite) or `sandnet start --database-url <local server> --schema <new schema>`",
+  "(PostgreSQL) takes W1 offers (`POST /api/validator/v0/wallet/transfer-offers`,",
+  `${CLIENTS} concurrent clients), is killed with SIGKILL, and is started again on the same database: from spawning the`,
   "second process to its first HTTP answer (`GET /sandnet/health`); CPU is its user + system time until then (main thread:",
   "the thread that loads the program, reads the journals and replays them; PGlite runs in a thread of its own); storage and",
-  "engine are the split of its ready message (opening PGlite and reading the journals; replaying them). Baseline in the same",
+  "engine are the split of its ready message (opening the database and reading the journals; replaying them). Baseline in the same",
   "run: the same kill -9 and restart of a node that took no offers. One run each (compare the CPU column: wall time waits for",
   "a core on a loaded machine). Issue 13's target: at most 1 s.",
   "",
-  "| node killed | journal entries replayed | spawn to first answer | CPU | main thread CPU | storage | engine (replay) |",
-  "|---|---|---|---|---|---|---|",
-  row("baseline: after genesis only", r.baseline),
-  row(`after ${r.loaded.offers.toLocaleString("en-US")} offers`, r.loaded),
+  "| database | node killed | journal entries replayed | spawn to first answer | CPU | main thread CPU | storage | engine (replay) |",
+  "|---|---|---|---|---|---|---|---|",
+  ...r.pairs.flatMap((p) => [
+    row(p.database, "baseline: after genesis only", p.baseline),
+    row(p.database, `after ${p.loaded.offers.toLocaleString("en-US")} offers`, p.loaded)
+  ]),
+  ...r.skipped.map((reason) => `\nNot measured: ${reason}`),
   ""
 ]
