@@ -19,6 +19,10 @@ const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") 
 export const sha256Hex = (data: string | Uint8Array): string =>
   oneShot !== undefined ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex")
 
+/** SHA-512 of UTF-8 text, as lowercase hex (one-shot where the Node has it, like sha256Hex). */
+export const sha512Hex = (data: string): string =>
+  oneShot !== undefined ? oneShot("sha512", data, "hex") : crypto.createHash("sha512").update(data).digest("hex")
+
 /** SHA-256 over several parts, each length-prefixed so that ("ab","c") and ("a","bc") differ. */
 export const sha256OfParts = (...parts: ReadonlyArray<string>): string => {
   let text = ""

@@ -7,8 +7,7 @@
  * - contract id: `00<64 hex>` followed by the suffix `ca12<64 hex>` of a suffixed contract
  * - update id: `1220<64 hex>`
  */
-import { createHash } from "node:crypto"
-import { multihashSha256Hex, sha256OfParts } from "./hash.ts"
+import { multihashSha256Hex, sha256OfParts, sha512Hex } from "./hash.ts"
 
 export type PartyId = string
 export type ContractId = string
@@ -45,7 +44,7 @@ export const uidWithoutPrefix = (member: MemberUid): string => member.replace(/^
 /** Contract id of node `nodeId` of the transaction whose seed is `transactionSeed`. */
 export const contractId = (transactionSeed: string, nodeId: number): ContractId => {
   // One SHA-512 gives both halves: the 32-byte discriminator and the 32-byte suffix.
-  const digest = createHash("sha512").update(`contract:${transactionSeed}:${nodeId}`).digest("hex")
+  const digest = sha512Hex(`contract:${transactionSeed}:${nodeId}`)
   return `00${digest.slice(0, 64)}ca12${digest.slice(64)}`
 }
 

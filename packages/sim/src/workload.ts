@@ -315,35 +315,32 @@ export class Workload {
   }
 
   receive(message: Message): Effect.Effect<void> {
-    return Effect.gen(this, function* () {
-      const now = yield* this.now()
-      if (message._tag === "WorkloadDecide") return yield* this.decide(message as WorkloadDecide, now)
-      if (message._tag === "WorkloadVote") return yield* this.castVote(message as WorkloadVote)
-      if (message._tag !== "WorkloadTick") return
-      const tick = message as WorkloadTick
-      switch (tick.kind) {
-        case "transfer":
-          yield* this.transfer()
-          break
-        case "offer":
-        case "tokenTransfer":
-          yield* this.offer(tick.kind, now)
-          break
-        case "onboard":
-          yield* this.onboard()
-          break
-        case "traffic":
-          yield* this.buyTraffic(now)
-          break
-        case "vote":
-          yield* this.requestVote(now)
-          break
-        case "reassignment":
-          yield* this.reassignment(now)
-          break
-      }
-      yield* this.scheduleNext(tick.kind, now)
+    return Effect.flatMap(this.now(), (now) => {
+      if (message._tag === "WorkloadDecide") return this.decide(message as WorkloadDecide, now)
+      if (message._tag === "WorkloadVote") return this.castVote(message as WorkloadVote)
+      if (message._tag !== "WorkloadTick") return Effect.void
+      const kind = (message as WorkloadTick).kind
+      // The next tick is drawn after this one's work (the order of the random draws).
+      return Effect.flatMap(this.tick(kind, now), () => this.scheduleNext(kind, now))
     })
+  }
+
+  private tick(kind: TickKind, now: Micros): Effect.Effect<void> {
+    switch (kind) {
+      case "transfer":
+        return this.transfer()
+      case "offer":
+      case "tokenTransfer":
+        return this.offer(kind, now)
+      case "onboard":
+        return this.onboard()
+      case "traffic":
+        return this.buyTraffic(now)
+      case "vote":
+        return this.requestVote(now)
+      case "reassignment":
+        return this.reassignment(now)
+    }
   }
 
   private onCompletion(completion: Completion): void {
@@ -403,16 +400,20 @@ export class Workload {
     return formatAmount(BigInt(Math.max(1, cents)) * 100_000_000n)
   }
 
+  /** The most frequent tick: one wallet command and a count (no Effect.gen steps around it). */
   private transfer(): Effect.Effect<void> {
-    return Effect.gen(this, function* () {
+    return Effect.suspend(() => {
       const pair = this.pickPair()
-      if (pair === undefined) return
+      if (pair === undefined) return Effect.void
       const [sender, receiver] = pair
       const amount = this.amount(this.workload.transfers!)
-      const result = yield* Effect.either(sender.wallet.transferPreapprovalSend(sender.user, { receiver_party_id: receiver.party, amount, deduplication_id: `transfer-${++this.counter}` }))
-      if (Either.isRight(result)) this.counters.transfersSubmitted++
-      else if (result.left._tag === "InsufficientFunds" || result.left._tag === "PreapprovalNotFound") this.counters.transfersSkipped++
-      else this.counters.interpretationFailures++
+      return Effect.match(sender.wallet.transferPreapprovalSend(sender.user, { receiver_party_id: receiver.party, amount, deduplication_id: `transfer-${++this.counter}` }), {
+        onSuccess: () => void this.counters.transfersSubmitted++,
+        onFailure: (error) => {
+          if (error._tag === "InsufficientFunds" || error._tag === "PreapprovalNotFound") this.counters.transfersSkipped++
+          else this.counters.interpretationFailures++
+        }
+      })
     })
   }
 

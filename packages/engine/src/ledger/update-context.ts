@@ -25,6 +25,7 @@ import {
   type TxNode
 } from "@sandnet/core"
 import { fastCheckOf } from "./fast-check.ts"
+import { jsonLength } from "./json-size.ts"
 import { mergeSorted, sortedUnique } from "./party-lists.ts"
 import type { AnyChoice, ContractView, Template, TemplateRegistry, UpdateContext } from "./template.ts"
 import type { NodeMeta } from "./views.ts"
@@ -180,7 +181,7 @@ export class Interpretation {
       confirmers: signatories,
       parent,
       inputs: [],
-      size: 160 + JSON.stringify(createArguments).length
+      size: 160 + jsonLength(createArguments)
     })
     if (parent === undefined) this.rootNodeIds.push(nodeId)
     else this.childLists[parent]!.push(nodeId)
@@ -229,7 +230,7 @@ export class Interpretation {
       confirmers: mergeSorted(self.signatories, controllers),
       parent,
       inputs: [],
-      size: 200 + JSON.stringify(args ?? null).length
+      size: 200 + jsonLength(args ?? null)
     })
     if (parent === undefined) this.rootNodeIds.push(nodeId)
     else this.childLists[parent]!.push(nodeId)
