@@ -81,6 +81,7 @@ const startCommand = Command.make(
     portOffset: Options.integer("port-offset").pipe(Options.withDefault(0)),
     superValidators: Options.integer("super-validators").pipe(Options.optional, Options.map(Option.getOrUndefined)),
     validators: Options.integer("validators").pipe(Options.optional, Options.map(Option.getOrUndefined)),
+    completionTimeout: Options.integer("completion-timeout").pipe(Options.optional, Options.map(Option.getOrUndefined)),
     ...storageOptions
   },
   (options) => Effect.flatMap(portOf(options.port), (port) => lazy(() => import("./start.ts"), (m) => m.start({ ...options, port })))

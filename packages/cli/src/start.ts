@@ -58,6 +58,8 @@ export interface StartOptions extends StorageOptions {
   /** LocalNet's layout and upstream names (packages/http/src/localnet), shifted by `portOffset`. */
   readonly localnet?: boolean
   readonly portOffset?: number
+  /** Seconds a command's completion is awaited before the answer says its outcome is unknown (LedgerApiSettings; 60). */
+  readonly completionTimeout?: number | undefined
 }
 
 /** The options of a node of a cluster, or a message saying what is wrong with them. */
@@ -206,7 +208,12 @@ export const start = (given: StartOptions) =>
       Layer.provideMerge(users),
       Layer.provideMerge(runtime),
       // a node of a cluster serves its own participant on /v2
-      Layer.provideMerge(cluster === undefined ? Layer.empty : LedgerApiConfig.layer({ participant: options.nodeName }))
+      Layer.provideMerge(
+        LedgerApiConfig.layer({
+          ...(cluster === undefined ? {} : { participant: options.nodeName }),
+          ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
+        })
+      )
     )
     return yield* Effect.gen(function* () {
       const operator = yield* ensureOperatorUser(options.validatorWalletUser, cluster === undefined ? undefined : options.nodeName)

@@ -37,6 +37,7 @@ import {
   fromInvalidArgument,
   fromResolution,
   invalidBody,
+  LedgerApiConfig,
   op,
   orFail,
   requireMatchingUser,
@@ -315,24 +316,24 @@ const submit = (node: LedgerNode, submission: Submission, commandsField: string)
     })
   )
 
-const COMPLETION_TIMEOUT = Duration.seconds(60)
-
-/** Waits for the completion of a submitted command (normally already there). */
+/** Waits for the completion of a submitted command (normally already there), at most the setting's completion timeout. */
 const completionOf = (participant: ParticipantNode, submission: Submission) =>
-  participant.awaitCompletion(submission.commandId, submission.actAs).pipe(
-    Effect.timeoutFail({
-      duration: COMPLETION_TIMEOUT,
-      onTimeout: () =>
-        new LedgerApiError({
-          code: "REQUEST_TIME_OUT",
-          category: "DeadlineExceededRequestStateUnknown",
-          cause: `Timed out while awaiting the completion of command ${submission.commandId}`
-        })
-    }),
-    Effect.flatMap((completion: Completion) =>
-      completion._tag === "Succeeded"
-        ? Effect.succeed(completion)
-        : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
+  Effect.flatMap(LedgerApiConfig, (settings) =>
+    participant.awaitCompletion(submission.commandId, submission.actAs).pipe(
+      Effect.timeoutFail({
+        duration: Duration.millis(settings.completionTimeoutMillis),
+        onTimeout: () =>
+          new LedgerApiError({
+            code: "REQUEST_TIME_OUT",
+            category: "DeadlineExceededRequestStateUnknown",
+            cause: `Timed out while awaiting the completion of command ${submission.commandId}`
+          })
+      }),
+      Effect.flatMap((completion: Completion) =>
+        completion._tag === "Succeeded"
+          ? Effect.succeed(completion)
+          : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
+      )
     )
   )
 

@@ -36,13 +36,20 @@ export interface LedgerApiSettings {
   readonly listWaitMillis: number
   /** How often an open-ended request or a websocket looks for new updates. */
   readonly pollMillis: number
+  /**
+   * How long submit-and-wait (and execute-and-wait) awaits a command's completion before it answers
+   * 504 REQUEST_TIME_OUT, the outcome unknown (Canton's command service tracking timeout), and a
+   * wallet command before its 503 COMMAND_OUTCOME_UNKNOWN: 60 s (`sandnet start --completion-timeout`).
+   */
+  readonly completionTimeoutMillis: number
 }
 
 export const DEFAULT_LEDGER_API_SETTINGS: LedgerApiSettings = {
   participant: undefined,
   maxListElements: 200,
   listWaitMillis: 500,
-  pollMillis: 20
+  pollMillis: 20,
+  completionTimeoutMillis: 60_000
 }
 
 export class LedgerApiConfig extends Context.Reference<LedgerApiConfig>()("@sandnet/http/LedgerApiConfig", {
@@ -50,6 +57,9 @@ export class LedgerApiConfig extends Context.Reference<LedgerApiConfig>()("@sand
 }) {
   static readonly layer = (settings: Partial<LedgerApiSettings>): Layer.Layer<LedgerApiConfig> =>
     Layer.succeed(LedgerApiConfig, { ...DEFAULT_LEDGER_API_SETTINGS, ...settings })
+  /** The settings of the context (or the defaults) with `settings` over them. */
+  static readonly amend = (settings: Partial<LedgerApiSettings>): Layer.Layer<LedgerApiConfig> =>
+    Layer.effect(LedgerApiConfig, Effect.map(LedgerApiConfig, (given) => ({ ...given, ...settings })))
 }
 
 // ---------------------------------------------------------------------------------------------

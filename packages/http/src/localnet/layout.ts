@@ -81,7 +81,7 @@ export const serveLocalNet = <E, R>(routes: Layer.Layer<never, E, R>, options: L
   const auth = { secret: LOCALNET_SECRET }
   const listener = (port: number, participant: string | undefined, extra: Partial<ServeOptions> = {}) =>
     Layer.fresh(
-      serve(routes.pipe(Layer.provide(LedgerApiConfig.layer({ participant }))), {
+      serve(routes.pipe(Layer.provide(LedgerApiConfig.amend({ participant }))), {
         http: { port, host: options.host, logRequests: options.logRequests ?? false },
         auth,
         ...extra

@@ -20,6 +20,7 @@ import { Duration, Effect, Either, Option } from "effect"
 import { AuthenticatedSubject, AuthenticatedUser } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, NotImplemented, PermissionDenied, type HandlerError, type RequestLocation } from "../errors.ts"
 import { NodeRuntime, type EngineInstance } from "@sandnet/node"
+import { LedgerApiConfig } from "../ledger/context.ts"
 
 /** What a wallet handler sees, under the runtime's lock. */
 export interface WalletView {
@@ -63,9 +64,6 @@ export const withWallet = <A, E>(body: (view: WalletView) => Effect.Effect<A, E,
 export const walletRead = <A>(read: (view: WalletView) => Effect.Effect<A, WalletError, Engine>): Effect.Effect<A, HandlerError> =>
   withWallet((view) => Effect.mapError(read(view), (error) => toHandlerError(error)), "read")
 
-/** How long a command's completion is awaited before the answer says its outcome is not known yet. */
-export const COMPLETION_TIMEOUT = Duration.seconds(60)
-
 /** A wallet command: submitted under the lock, its completion awaited outside it. */
 export const walletCommand = <A>(command: (view: WalletView) => Effect.Effect<Outcome<A>, WalletError, Engine>): Effect.Effect<A, HandlerError> =>
   Effect.gen(function* () {
@@ -75,10 +73,12 @@ export const walletCommand = <A>(command: (view: WalletView) => Effect.Effect<Ou
         Effect.map((outcome) => ({ outcome, node: view.node }))
       )
     )
+    // how long the completion is awaited before the answer says its outcome is not known yet
+    const settings = yield* LedgerApiConfig
     return yield* awaitOutcome(node, Effect.void)(outcome).pipe(
       Effect.mapError((error) => toHandlerError(error)),
       Effect.timeoutFail({
-        duration: COMPLETION_TIMEOUT,
+        duration: Duration.millis(settings.completionTimeoutMillis),
         onTimeout: () =>
           new LedgerApiError({
             code: "COMMAND_OUTCOME_UNKNOWN",
