@@ -169,6 +169,7 @@ const served = (options: StartOptions) => {
     : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret }, reads: NodeReadRoutes })
 }
 
+/** Starts the node; its fibers run in time slices between which the event loop serves requests (@sandnet/node's scheduler.ts). */
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
@@ -242,10 +243,5 @@ export const start = (given: StartOptions) =>
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(
-      Effect.provide(layer),
-      Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty),
-      // The node's fibers run in time slices between which the event loop serves requests (scheduler.ts).
-      Effect.withScheduler(nodeScheduler)
-    )
+    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty), Effect.withScheduler(nodeScheduler))
   })

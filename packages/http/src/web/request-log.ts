@@ -25,15 +25,24 @@ export interface RequestLog {
 
 export const REQUEST_LOG_SIZE = 500
 
+/**
+ * A ring of the last `size` entries: entry `seq` sits at `(seq - 1) % size`, so recording one costs
+ * the same when the ring is full (it had shifted the whole array on every request).
+ */
 export const makeRequestLog = (size = REQUEST_LOG_SIZE): RequestLog => {
+  const capacity = Math.max(0, Math.floor(size))
   const ring: Array<RequestLogEntry> = []
   let seq = 0
   return {
     record: (entry) => {
-      ring.push({ seq: ++seq, ...entry })
-      if (ring.length > size) ring.splice(0, ring.length - size)
+      seq += 1
+      if (capacity > 0) ring[(seq - 1) % capacity] = { seq, ...entry }
     },
-    after: (from) => ring.filter((e) => e.seq > from),
+    after: (from) => {
+      const entries: Array<RequestLogEntry> = []
+      for (let s = Math.max(Math.floor(from) + 1, seq - capacity + 1, 1); s <= seq; s++) entries.push(ring[(s - 1) % capacity]!)
+      return entries
+    },
     last: () => seq
   }
 }
