@@ -42,9 +42,30 @@ export const sdkConfig = (node: LocalNetNode, user?: string) => {
 }
 
 /** The SDK as the examples create it (ledger, token and amulet namespaces) for `ledger-api-user` or another user. */
-export const connectSdk = (node: LocalNetNode, user?: string) => {
+export const connectSdk = async (node: LocalNetNode, user?: string) => {
   const config = sdkConfig(node, user)
-  return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  return shortFeaturedAppLookups(
+    await SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  )
+}
+
+/** The pause between the SDK's featured app right lookups in the tests (the SDK's own: 1 s, then 5 s). */
+export const FEATURED_APP_LOOKUP_DELAY_MS = 100
+
+type FeaturedAppLookup = (options: { readonly partyId: string; readonly maxRetries?: number; readonly delayMs?: number }) => Promise<unknown>
+
+/**
+ * `amulet.featuredApp.grant()` first looks the validator's right up 20 times, 1 s apart (hard-coded,
+ * for a scan that lags), before it grants the right and looks it up again (10 times, 5 s apart by
+ * default): 20 s of waiting per grant on a node whose scan proxy answers at once. The SDK still makes
+ * every lookup, the grant and the lookup after it; only its pauses between lookups are
+ * FEATURED_APP_LOOKUP_DELAY_MS.
+ */
+export const shortFeaturedAppLookups = <S extends { readonly amulet: object }>(sdk: S): S => {
+  const amulet = sdk.amulet as unknown as { lookUpFeaturedAppRights: FeaturedAppLookup }
+  const lookUp = amulet.lookUpFeaturedAppRights.bind(amulet)
+  amulet.lookUpFeaturedAppRights = (options) => lookUp({ ...options, delayMs: Math.min(options.delayMs ?? FEATURED_APP_LOOKUP_DELAY_MS, FEATURED_APP_LOOKUP_DELAY_MS) })
+  return sdk
 }
 
 /**
