@@ -42,9 +42,94 @@ export const sdkConfig = (node: LocalNetNode, user?: string) => {
 }
 
 /** The SDK as the examples create it (ledger, token and amulet namespaces) for `ledger-api-user` or another user. */
-export const connectSdk = (node: LocalNetNode, user?: string) => {
+export const connectSdk = async (node: LocalNetNode, user?: string) => {
   const config = sdkConfig(node, user)
-  return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  return shortFeaturedAppLookups(
+    await SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+  )
+}
+
+/** The pause between the SDK's featured app right lookups in the tests (the SDK's own: 1 s, then 5 s). */
+export const FEATURED_APP_LOOKUP_DELAY_MS = 100
+
+type FeaturedAppLookup = (options: { readonly partyId: string; readonly maxRetries?: number; readonly delayMs?: number }) => Promise<unknown>
+
+/**
+ * `amulet.featuredApp.grant()` first looks the validator's right up 20 times, 1 s apart (hard-coded,
+ * for a scan that lags), before it grants the right and looks it up again (10 times, 5 s apart by
+ * default): 20 s of waiting per grant on a node whose scan proxy answers at once. The SDK still makes
+ * every lookup, the grant and the lookup after it; only its pauses between lookups are
+ * FEATURED_APP_LOOKUP_DELAY_MS.
+ */
+export const shortFeaturedAppLookups = <S extends { readonly amulet: object }>(sdk: S): S => {
+  const amulet = sdk.amulet as unknown as { lookUpFeaturedAppRights: FeaturedAppLookup & { readonly short?: true } }
+  if (amulet.lookUpFeaturedAppRights.short === true) return sdk
+  const lookUp = amulet.lookUpFeaturedAppRights.bind(amulet)
+  amulet.lookUpFeaturedAppRights = Object.assign(
+    (options: Parameters<FeaturedAppLookup>[0]) => lookUp({ ...options, delayMs: Math.min(options.delayMs ?? FEATURED_APP_LOOKUP_DELAY_MS, FEATURED_APP_LOOKUP_DELAY_MS) }),
+    { short: true as const }
+  )
+  return sdk
+}
+
+/** The pause after the SDK's check that a new external party exists (the SDK's own: 2 s), in the tests. */
+export const PARTY_CHECK_PAUSE_MS = 50
+
+type PartyWait = (this: unknown, userId: string, partyId: string, maxTries?: number, retryIntervalMs?: number) => Promise<void>
+
+/**
+ * An external party's `execute()` (the SDK's SignedPartyCreationService) checks that the new party
+ * exists and then pauses 2 s, found or not (waitForPartyAndGrantUserRights), before it grants the
+ * user the party's rights: 2 s per external party on a node where the party exists at once. The
+ * class is not exported: its prototype is reached through a builder's `sign` on a creation that never
+ * resolves (no request is made), and patched once per process: the SDK still checks and grants as
+ * before, with PARTY_CHECK_PAUSE_MS between checks.
+ */
+const shortPartyChecks = (prepared: object): void => {
+  const sign = (Object.getPrototypeOf(prepared) as { sign?: (this: unknown, key: string) => object }).sign
+  if (sign === undefined) throw new Error("the Wallet SDK's party creation has no sign(): see shortPartyChecks")
+  const signed = Object.getPrototypeOf(sign.call({ ctx: { logger: { debug: () => undefined } }, partyCreationPromise: new Promise(() => undefined) }, "")) as {
+    waitForPartyAndGrantUserRights?: PartyWait & { readonly short?: true }
+  }
+  const wait = signed.waitForPartyAndGrantUserRights
+  if (wait === undefined) throw new Error("the Wallet SDK's party creation has no waitForPartyAndGrantUserRights: see shortPartyChecks")
+  if (wait.short === true) return
+  signed.waitForPartyAndGrantUserRights = Object.assign(
+    function (this: unknown, userId: string, partyId: string, maxTries?: number, retryIntervalMs?: number) {
+      return wait.call(this, userId, partyId, maxTries, Math.min(retryIntervalMs ?? PARTY_CHECK_PAUSE_MS, PARTY_CHECK_PAUSE_MS))
+    },
+    { short: true as const }
+  )
+}
+
+type SdkCreate = ((...args: Array<unknown>) => Promise<unknown>) & { readonly short?: true }
+
+/**
+ * Every SDK the tests create (SDK.create, patched once per process) pauses briefly where the SDK
+ * pauses for a slow network: between featured app right lookups (shortFeaturedAppLookups) and after
+ * a new external party's existence check (shortPartyChecks). Nothing the SDK does is left out.
+ */
+export const shortSdkPauses = (): void => {
+  const factory = SDK as unknown as { create: SdkCreate }
+  const create = factory.create
+  if (create.short === true) return
+  factory.create = Object.assign(
+    async (...args: Array<unknown>) => {
+      const sdk = (await create.apply(SDK, args)) as { readonly amulet?: object; readonly party?: { readonly external?: { create: (...a: Array<unknown>) => object } } }
+      if (sdk.amulet !== undefined) shortFeaturedAppLookups(sdk as { readonly amulet: object })
+      const external = sdk.party?.external
+      if (external !== undefined) {
+        const createParty = external.create.bind(external)
+        external.create = (...a: Array<unknown>) => {
+          const prepared = createParty(...a)
+          shortPartyChecks(prepared)
+          return prepared
+        }
+      }
+      return sdk
+    },
+    { short: true as const }
+  )
 }
 
 /**
@@ -68,6 +153,7 @@ export const ensureGlobalWebSocket = () => {
  * to the loopback address (LocalNet's docs add an /etc/hosts line; the tests resolve it in-process).
  */
 export const ensureSdkEnvironment = () => {
+  shortSdkPauses()
   ensureGlobalWebSocket()
   if (!("groupBy" in Object)) {
     const groupBy = <T>(items: Iterable<T>, key: (item: T, index: number) => PropertyKey) => {

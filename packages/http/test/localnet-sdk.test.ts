@@ -6,7 +6,7 @@
  */
 import { SDK, signTransactionHash, type TokenProviderConfig } from "@canton-network/wallet-sdk"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ensureGlobalWebSocket, quietLogs, sdkConfig } from "./localnet-sdk-support.ts"
+import { ensureGlobalWebSocket, quietLogs, sdkConfig, shortFeaturedAppLookups, shortSdkPauses } from "./localnet-sdk-support.ts"
 import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
 
@@ -14,6 +14,7 @@ describe("the Wallet SDK against --localnet", () => {
   let node: LocalNetNode
   beforeAll(async () => {
     ensureGlobalWebSocket()
+    shortSdkPauses()
     node = await startLocalNet(1)
   })
   afterAll(() => node.close())
@@ -34,7 +35,9 @@ describe("the Wallet SDK against --localnet", () => {
 
   const connect = async () => {
     const config = sdkConfig(node)
-    return SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+    return shortFeaturedAppLookups(
+      await SDK.create({ auth: config.auth, ledgerClientUrl: config.ledgerClientUrl, token: config.token, amulet: config.amulet, logAdapter: config.logAdapter })
+    )
   }
 
   it("01: connects and lists the parties of the app user's participant", async () => {
@@ -182,6 +185,7 @@ describe("the Wallet SDK against --localnet", () => {
 describe("the Wallet SDK against a plain node (spec names, one port)", () => {
   let node: WalletTestNode
   beforeAll(async () => {
+    shortSdkPauses()
     node = await startWalletNode()
   })
   afterAll(() => node.close())

@@ -9,6 +9,7 @@ import { createKeyPair, signTransactionHash } from "@canton-network/core-signing
 import { hashPreparedTransaction } from "@canton-network/core-tx-visualizer"
 import { CustomLogAdapter, LedgerProvider, SDK } from "@canton-network/wallet-sdk"
 import { AcceptedTransferOffer, CoinRules } from "@sandnet/engine"
+import { shortSdkPauses } from "./localnet-sdk-support.ts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   actAs,
@@ -62,6 +63,7 @@ const coinTotal = async (party: string): Promise<number> => {
 }
 
 beforeAll(async () => {
+  shortSdkPauses()
   node = await startLedgerNode()
   facts = await engineFacts(node)
   alice = await allocateParty(node, "alice")
