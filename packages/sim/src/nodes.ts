@@ -56,7 +56,8 @@ export class ParticipantHandle implements ParticipantNode {
   readonly receive: ParticipantNode["receive"] = (message, from) => this.current.receive(message, from)
 
   private unavailable(): CommandRejected {
-    return new CommandRejected({ code: UNAVAILABLE, message: `participant ${this.name} is down` })
+    // (strings by type: no schema validation, as the participant's own rejections)
+    return new CommandRejected({ code: UNAVAILABLE, message: `participant ${this.name} is down` }, true)
   }
 
   private onOwnClock<A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> {

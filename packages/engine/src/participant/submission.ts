@@ -42,18 +42,22 @@ export const nextSeed = (node: ParticipantState, commandId: string, now: Micros)
   return sha256OfParts("transaction-seed", node.uid, String(node.nonce), commandId, String(now))
 }
 
-/** Why a command may not be submitted again now: one in flight, or accepted within the deduplication period. */
+/**
+ * Why a command may not be submitted again now: one in flight, or accepted within the deduplication period.
+ * (Built without the schema's validation, `true`: the fields are strings by type, and retries make these
+ * rejections frequent; validating each was about 2% of a faults-crash seed.)
+ */
 export const checkDeduplication = (node: ParticipantState, commandKey: string, now: Micros): CommandRejected | undefined => {
   const entry = node.commands.get(commandKey)
   if (entry === undefined) return undefined
   if (entry.status === "inFlight") {
-    return new CommandRejected({ code: ErrorCodes.alreadyInFlight, message: `command ${entry.commandId} is already in flight` })
+    return new CommandRejected({ code: ErrorCodes.alreadyInFlight, message: `command ${entry.commandId} is already in flight` }, true)
   }
   if (entry.status === "succeeded" && now - entry.completedAt < MAX_DEDUPLICATION) {
     return new CommandRejected({
       code: ErrorCodes.duplicateCommand,
       message: `command ${entry.commandId} was already accepted in update ${entry.completion?._tag === "Succeeded" ? entry.completion.updateId : ""}`
-    })
+    }, true)
   }
   return undefined
 }

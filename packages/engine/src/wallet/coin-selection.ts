@@ -69,5 +69,5 @@ export const selectCoins = (wallet: WalletContext, party: PartyId, amount: Amoun
     ids.pop()
     values.pop()
   }
-  return total >= amount ? Either.right(inputs) : Either.left(new InsufficientFunds({ party, required: formatAmount(amount), available: formatAmount(total) }))
+  return total >= amount ? Either.right(inputs) : Either.left(new InsufficientFunds({ party, required: formatAmount(amount), available: formatAmount(total) }, true))
 }

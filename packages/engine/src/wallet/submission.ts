@@ -54,7 +54,8 @@ export const submit = (
     }),
     Effect.mapError((e) => {
       wallet.stats.commandsFailed++
-      return new WalletCommandFailed({ commandId, code: e._tag === "CommandRejected" ? e.code : e._tag, reason: e.message })
+      // (strings by type: built without the schema's validation, as the participant's rejections are)
+      return new WalletCommandFailed({ commandId, code: e._tag === "CommandRejected" ? e.code : e._tag, reason: e.message }, true)
     })
   )
 
