@@ -15,7 +15,6 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import { PgliteStartupError, StorageError, type StoreConfigError } from "./errors.ts"
 import { makeMemoryBacking, makeMemoryStore, type MemoryBacking } from "./memory.ts"
-import { trimTemplateWal } from "./pglite-files.ts"
 import { defaultTemplateDir, EmbeddedPglite, pgliteLayer, preparePgliteTemplate, type PgliteOptions } from "./pglite.ts"
 import type { EventStoreService } from "./service.ts"
 import { DEFAULT_SCHEMA, latestMigrationId, makeSqlStore, type SqlStoreOptions } from "./sql.ts"
@@ -122,11 +121,10 @@ export const migratedTemplateDir = (base: string = defaultTemplateDir()): string
  * The migrated template keeps only the `postgres` database (the one the store uses): initdb's
  * `template0` and `template1` are 600 of its 993 files and 14 of its 30 MB, which every new data
  * directory copied (a new directory's copy: 630-770 ms wall, 510-690 ms CPU, against 200-500 and
- * 200-270 ms without them, load 7-10). Nothing in a node creates a database. Its WAL keeps only the
- * segment of its shutdown checkpoint and the next (trimTemplateWal). Named in the directory, so that
- * a machine with the older template makes this one.
+ * 200-270 ms without them, load 7-10). Nothing in a node creates a database. Named in the directory,
+ * so that a machine with the older template makes this one.
  */
-const MIGRATED_TEMPLATE_VARIANT = "postgres-only-wal2"
+const MIGRATED_TEMPLATE_VARIANT = "postgres-only"
 const UNUSED_DATABASES = ["template0", "template1"] as const
 
 const existingMigratedTemplate = (): string | undefined => {
@@ -161,19 +159,14 @@ export const prepareMigratedTemplate = (options: {
     yield* Effect.sync(() => onStep("applying the store's migrations to a copy of the template"))
     const work = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`
     const fail = (message: string) => (cause: unknown) => new PgliteStartupError({ dataDir: work, message: `${message}: ${String(cause)}`, cause })
-    const walSegment = yield* Effect.scoped(Effect.gen(function*() {
+    yield* Effect.scoped(Effect.gen(function*() {
       const built = yield* Layer.build(Layer.provideMerge(EventStore.sql(), pgliteLayer({ dataDir: work, template: base })))
       const sql = Context.get(built, SqlClient)
       for (const database of UNUSED_DATABASES) {
         yield* sql.unsafe(`ALTER DATABASE ${database} IS_TEMPLATE false`)
         yield* sql.unsafe(`DROP DATABASE ${database}`)
       }
-      yield* sql`CHECKPOINT`
-      const [row] = yield* sql<{ segment: string }>`SELECT pg_walfile_name(pg_current_wal_insert_lsn()) AS segment`
-      return row?.segment
     })).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(fail("cannot drop the unused databases")(error))))
-    // closed cleanly: its shutdown checkpoint is in that segment (or, at its very end, the next)
-    if (walSegment !== undefined) yield* Effect.tryPromise({ try: () => trimTemplateWal(`${work}/pgdata/pg_wal`, walSegment), catch: fail("cannot trim the template's WAL") })
     const moved = yield* Effect.tryPromise({
       try: async () => {
         try {

@@ -125,19 +125,6 @@ export const fillPgdata = async (pgdata: string, template: string | false): Prom
   return created ? "template-created" : "template"
 }
 
-/**
- * Removes the WAL segments a cleanly closed template does not need: PostgreSQL keeps recycled
- * segments for later (7 of the migrated template's 16 MB), which every new data directory would
- * copy. Keeps `current` (where its shutdown checkpoint was written) and the segment after it (in case
- * the record crossed into it); PostgreSQL creates segments again as it needs them.
- */
-export const trimTemplateWal = async (pgWal: string, current: string): Promise<void> => {
-  const segments = (await fsp.readdir(pgWal)).filter((name) => /^[0-9A-F]{24}$/.test(name)).sort()
-  if (!segments.includes(current)) throw new Error(`${pgWal} has no segment ${current}`)
-  const next = segments.find((name) => name > current)
-  for (const name of segments) if (name !== current && name !== next) await fsp.rm(path.join(pgWal, name))
-}
-
 const isAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0)
