@@ -169,6 +169,13 @@ const served = (options: StartOptions) => {
     : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret }, reads: NodeReadRoutes })
 }
 
+/** The ledger surface's settings: a node of a cluster serves its own participant on /v2; --completion-timeout. */
+const ledgerApiSettings = (options: StartOptions, inCluster: boolean) =>
+  LedgerApiConfig.layer({
+    ...(inCluster ? { participant: options.nodeName } : {}),
+    ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
+  })
+
 /** Starts the node; its fibers run in time slices between which the event loop serves requests (@sandnet/node's scheduler.ts). */
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
@@ -208,13 +215,7 @@ export const start = (given: StartOptions) =>
     const layer = served(options).pipe(
       Layer.provideMerge(users),
       Layer.provideMerge(runtime),
-      // a node of a cluster serves its own participant on /v2
-      Layer.provideMerge(
-        LedgerApiConfig.layer({
-          ...(cluster === undefined ? {} : { participant: options.nodeName }),
-          ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
-        })
-      )
+      Layer.provideMerge(ledgerApiSettings(options, cluster !== undefined))
     )
     return yield* Effect.gen(function* () {
       const operator = yield* ensureOperatorUser(options.validatorWalletUser, cluster === undefined ? undefined : options.nodeName)
