@@ -2,18 +2,19 @@ import { defineConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 
 
-// The longest files (about 25 to 70 s each; the rest of the 150 take under 25 s) start first, so that
+// The longest files (about 15 to 60 s each when the machine is quiet; the Wallet SDK files shrank below
+// them once the SDK's pauses were shortened, localnet-sdk-support.ts) start first, so that
 // the two workers finish together. vitest orders files by their last duration, but only from its
 // cache (node_modules/.vite), which a fresh checkout lacks: then it starts the largest files first,
 // and the docs' tests (small files, long runs) came last.
 const LONGEST = [
-  "packages/cli/test/cluster.test.ts",
   "packages/cli/test/docs-commands.test.ts",
-  "packages/http/test/localnet-sdk-parties.test.ts",
   "packages/cli/test/docs-commands-economy.test.ts",
   "packages/web/test/flows.test.ts",
-  "packages/http/test/localnet-sdk.test.ts",
-  "packages/cli/test/docs-commands-scenarios.test.ts"
+  "packages/store/test/pglite-node.test.ts",
+  "packages/cli/test/cluster.test.ts",
+  "packages/cli/test/docs-commands-scenarios.test.ts",
+  "packages/cli/test/storage-commands.test.ts"
 ]
 
 class LongestFirst extends BaseSequencer {
