@@ -10,7 +10,7 @@ export { NodeRuntime, type EngineInstance, type NodeRuntimeOptions, type NodeRun
 export { makeNodeRuntime } from "./runtime/runtime.ts"
 export { ADVANCE_NORMAL_PACE_MICROS, ADVANCE_STEP_MICROS } from "./runtime/advance.ts"
 export { AdvanceFailed, AdvanceIdReused, NodeShuttingDown, type AdvanceError, type AdvanceOptions, type AdvanceResult } from "./runtime/advance-errors.ts"
-export { NODE_SCHEDULER_MAX_QUEUED_TASKS, NODE_SCHEDULER_SLICE_MILLIS, nodeScheduler, TimeSlicedScheduler } from "./runtime/scheduler.ts"
+export { ENGINE_OPERATION_PRIORITY, NODE_SCHEDULER_MAX_QUEUED_TASKS, NODE_SCHEDULER_SLICE_MILLIS, nodeScheduler, TimeSlicedScheduler } from "./runtime/scheduler.ts"
 export { clusterNodeRuntimeLayer, nodeRuntimeLayer, persistentNodeRuntimeLayer, type ClusterNodeOptions } from "./runtime/layers.ts"
 
 // The journals

@@ -5,7 +5,7 @@
  */
 import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { NODE_SCHEDULER_MAX_QUEUED_TASKS, TimeSlicedScheduler } from "../src/index.ts"
+import { ENGINE_OPERATION_PRIORITY, NODE_SCHEDULER_MAX_QUEUED_TASKS, TimeSlicedScheduler } from "../src/index.ts"
 
 /** A fiber yielding `rounds` times, and the round it had reached when an immediate queued at its start ran. */
 const busyFiberAndImmediate = (scheduler: TimeSlicedScheduler, rounds: number) =>
@@ -63,6 +63,27 @@ describe("the node's time-sliced scheduler", () => {
       scheduler.scheduleTask(() => resolve(), 2)
     })
     expect(order).toEqual(["first", "second", "late"])
+  })
+
+  it("runs the engine's work (ENGINE_OPERATION_PRIORITY) ahead of other busy fibers started before it", async () => {
+    const scheduler = new TimeSlicedScheduler(0)
+    const finished: Array<string> = []
+    const busy = (name: string) =>
+      Effect.gen(function* () {
+        for (let round = 0; round < 2_000; round++) yield* Effect.yieldNow()
+        finished.push(name)
+      })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const request = yield* Effect.fork(busy("request"))
+        yield* Effect.yieldNow()
+        const operation = yield* Effect.fork(Effect.withSchedulingPriority(busy("operation"), ENGINE_OPERATION_PRIORITY))
+        yield* Fiber.join(operation)
+        yield* Fiber.join(request)
+      }).pipe(Effect.withScheduler(scheduler))
+    )
+    expect(finished).toEqual(["operation", "request"])
+    expect(ENGINE_OPERATION_PRIORITY).toBeLessThan(0)
   })
 
   it("interrupts a fiber waiting in its queue", async () => {

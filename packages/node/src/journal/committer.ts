@@ -5,6 +5,7 @@
 import type { EventStoreService, JournalEntry, SnapshotEntry, SnapshotRef, WriteBatch } from "@sandnet/store"
 import { Cause, Chunk, Deferred, Effect, Exit, Fiber, FiberId, Queue, type Scope } from "effect"
 import { JournalCommitFailed } from "./errors.ts"
+import { ENGINE_OPERATION_PRIORITY } from "../runtime/scheduler.ts"
 
 type CommitItem = { readonly batch: WriteBatch | undefined; readonly done: Deferred.Deferred<void, JournalCommitFailed> }
 
@@ -118,7 +119,7 @@ export const makeJournalCommitter = (store: EventStoreService): Effect.Effect<Jo
         yield* settle(items, false)
       }
     }))
-    const fiber = yield* Effect.forkDaemon(Effect.forever(step))
+    const fiber = yield* Effect.forkDaemon(Effect.withSchedulingPriority(Effect.forever(step), ENGINE_OPERATION_PRIORITY))
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         // Let what is queued be written, then stop.

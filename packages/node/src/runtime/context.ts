@@ -9,6 +9,7 @@ import type { CaptureState } from "../journal/capture.ts"
 import { makeReadGate, type ReadGate } from "./read-now.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { makeCatchUp, makeEngineTime } from "./clock.ts"
+import { ENGINE_OPERATION_PRIORITY } from "./scheduler.ts"
 import type { EngineInstance, NodeRuntimeOptions } from "./service.ts"
 
 /** At most this many reads at once (far more than a node ever serves at once). */
@@ -54,7 +55,11 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
     let current: Ref.Ref<EngineInstance> | undefined
     const leave = Effect.suspend(() => (current === undefined ? Effect.sync(() => gate.leave(undefined)) : Effect.map(Ref.get(current), gate.leave)))
     const exclusive = <A, E, R>(self: Effect.Effect<A, E, R>) =>
-      lock.withPermits(1)(readers.withPermits(READERS)(Effect.zipRight(Effect.sync(gate.enter), Effect.ensuring(self, leave))))
+      lock.withPermits(1)(
+        readers.withPermits(READERS)(
+          Effect.withSchedulingPriority(Effect.zipRight(Effect.sync(gate.enter), Effect.ensuring(self, leave)), ENGINE_OPERATION_PRIORITY)
+        )
+      )
     const followEngine = (ref: Ref.Ref<EngineInstance>) => {
       current = ref
     }

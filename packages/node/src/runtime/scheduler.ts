@@ -23,6 +23,16 @@ export const NODE_SCHEDULER_OPS_BETWEEN_CLOCK_READS = 64
  */
 export const NODE_SCHEDULER_MAX_QUEUED_TASKS = 100_000
 
+/**
+ * The scheduling priority of the engine's own work: an exclusive section's fibers (context.ts) and
+ * the journal committer's (committer.ts). This scheduler runs lower numbers first; Effect's default
+ * scheduler, which simulations use, ignores priorities. Reads that come while an operation holds
+ * the engine wait for it to end, then for the commit of what they saw, so both run ahead of the
+ * fibers decoding and encoding other requests: an operation holds the engine for about its own CPU
+ * time instead of that time interleaved with everything else the node does.
+ */
+export const ENGINE_OPERATION_PRIORITY = -1
+
 /** One priority's tasks, first in first out. */
 interface Bucket {
   readonly priority: number
