@@ -17,7 +17,6 @@ import {
   type NodeRuntimeService,
   NodeStorage,
   StorageInfo,
-  nodeScheduler,
   nodeStorageLayer,
   persistentNodeRuntimeLayer,
   schemaForNode,
@@ -176,7 +175,6 @@ const ledgerApiSettings = (options: StartOptions, inCluster: boolean) =>
     ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
   })
 
-/** Starts the node; its fibers run in time slices between which the event loop serves requests (@sandnet/node's scheduler.ts). */
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
@@ -244,5 +242,5 @@ export const start = (given: StartOptions) =>
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty), Effect.withScheduler(nodeScheduler))
+    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty))
   })
