@@ -57,11 +57,38 @@ const askReadsFirst = (server: Server, reads: ReadTable): void => {
   }) as Server["emit"]
 }
 
+/** Requests held while the Effect path has no listener yet; beyond it they are answered 503. */
+export const MAX_EARLY_REQUESTS = 1024
+
+/**
+ * The platform's server listens before `serve` attaches its request listener, and a start yields to
+ * the event loop in between: Node drops a request that finds no listener, and its client waits
+ * forever. Such requests wait here and are emitted to the listener once it is attached.
+ */
+const holdEarlyRequests = (server: Server): void => {
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
+  let early: Array<ReadonlyArray<unknown>> = []
+  server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
+    if (event !== "request" || server.listenerCount("request") > 0) return emit(event, ...args)
+    if (early.length < MAX_EARLY_REQUESTS) early.push(args)
+    else (args[1] as ServerResponse).writeHead(503, { "content-type": "application/json" }).end('{"error":"the node is starting"}')
+    return true
+  }) as Server["emit"]
+  server.on("newListener", (event: string | symbol) => {
+    if (event !== "request" || early.length === 0) return
+    const held = early
+    early = []
+    // "newListener" comes before the listener is added: emit on the next turn.
+    setImmediate(() => held.forEach((args) => emit("request", ...args)))
+  })
+}
+
 const createNodeServer = (reads: ReadTable | undefined) => () => {
   // Host is checked by guardRequest (an answer in the surface's shape, not Node's empty 400).
   const server = createServer({ requireHostHeader: false })
   server.prependListener("upgrade", preferDamlWsAuth)
   server.on("clientError", answerClientError)
+  holdEarlyRequests(server)
   if (reads !== undefined) askReadsFirst(server, reads)
   return server
 }

@@ -10,7 +10,7 @@
  */
 import { EventStore } from "@sandnet/store"
 import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
-import { nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
+import { nodeScheduler, nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -120,7 +120,7 @@ export const startNode = async (): Promise<{ readonly url: string; readonly clos
   const users = storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
   // As `sandnet start` runs it: its fibers in time slices between which requests are served.
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope).pipe(Effect.withScheduler(nodeScheduler)))
   const url = Effect.runSync(Effect.provide(baseUrl, context))
   return { url, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }

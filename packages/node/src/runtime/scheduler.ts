@@ -10,12 +10,10 @@
  * Only the wall-clock interleaving of fibers changes, never what they compute: the engine's logic
  * is deterministic by construction and simulations (the sim package) do not run on it.
  *
- * NOT INSTALLED (2026-11-28): with it, `sandnet bench --only restart` hung in 4 of 4 runs. A request
- * that reached `sandnet start` during its start-up (the bench polls /sandnet/health from the first
- * milliseconds) was never answered, while every request made after the node was ready was; the
- * bench waited for undici's 300 s header timeout. Without it the same bench runs through. Not
- * understood yet, so `sandnet start` and the load bench run on Effect's default scheduler until it
- * is (docs/benchmarks.md, "Load", gives the figures of both).
+ * It gives the event loop turns during a start too: @effect/platform's server listens before it
+ * attaches its request listener, and a request that came in between was dropped by Node and never
+ * answered (`sandnet bench --only restart` hung on it). @sandnet/http's server.ts holds such
+ * requests until the listener is there (`holdEarlyRequests`; cli test start-early-request).
  */
 import { FiberRef, type Scheduler } from "effect"
 
