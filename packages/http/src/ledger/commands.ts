@@ -25,7 +25,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { External, LedgerApi, type Command, type Completion, type ParticipantNode, type SubmitRequest } from "@sandnet/engine"
 import type { ActiveContract, PartyId } from "@sandnet/core"
-import { Duration, Effect, Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import { requireActAs, requireExecuteAs, requireReadAs } from "../auth.ts"
 import { LedgerApiError, type HandlerError } from "../errors.ts"
 import {
@@ -37,11 +37,11 @@ import {
   fromInvalidArgument,
   fromResolution,
   invalidBody,
-  LedgerApiConfig,
   op,
   orFail,
   requireMatchingUser,
-  type LedgerNode
+  type LedgerNode,
+  withinCompletionTimeout
 } from "./context.ts"
 import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from "./encoding.ts"
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
@@ -318,22 +318,19 @@ const submit = (node: LedgerNode, submission: Submission, commandsField: string)
 
 /** Waits for the completion of a submitted command (normally already there), at most the setting's completion timeout. */
 const completionOf = (participant: ParticipantNode, submission: Submission) =>
-  Effect.flatMap(LedgerApiConfig, (settings) =>
-    participant.awaitCompletion(submission.commandId, submission.actAs).pipe(
-      Effect.timeoutFail({
-        duration: Duration.millis(settings.completionTimeoutMillis),
-        onTimeout: () =>
-          new LedgerApiError({
-            code: "REQUEST_TIME_OUT",
-            category: "DeadlineExceededRequestStateUnknown",
-            cause: `Timed out while awaiting the completion of command ${submission.commandId}`
-          })
-      }),
-      Effect.flatMap((completion: Completion) =>
-        completion._tag === "Succeeded"
-          ? Effect.succeed(completion)
-          : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
-      )
+  withinCompletionTimeout(
+    participant.awaitCompletion(submission.commandId, submission.actAs),
+    () =>
+      new LedgerApiError({
+        code: "REQUEST_TIME_OUT",
+        category: "DeadlineExceededRequestStateUnknown",
+        cause: `Timed out while awaiting the completion of command ${submission.commandId}`
+      })
+  ).pipe(
+    Effect.flatMap((completion: Completion) =>
+      completion._tag === "Succeeded"
+        ? Effect.succeed(completion)
+        : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
     )
   )
 

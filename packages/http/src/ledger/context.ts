@@ -10,7 +10,7 @@
 import type { HttpApiEndpoint, HttpLayerRouter } from "@effect/platform"
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
-import { Context, Effect, Either, FiberRef, Layer, Option } from "effect"
+import { Context, Duration, Effect, Either, FiberRef, Layer, Option } from "effect"
 import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
@@ -61,6 +61,13 @@ export class LedgerApiConfig extends Context.Reference<LedgerApiConfig>()("@sand
   static readonly amend = (settings: Partial<LedgerApiSettings>): Layer.Layer<LedgerApiConfig> =>
     Layer.effect(LedgerApiConfig, Effect.map(LedgerApiConfig, (given) => ({ ...given, ...settings })))
 }
+
+/**
+ * `awaiting` (a command's completion), failed with `onTimeout()` once the settings' completion timeout
+ * has passed: submit-and-wait's 504 and a wallet command's 503 alike.
+ */
+export const withinCompletionTimeout = <A, E, R>(awaiting: Effect.Effect<A, E, R>, onTimeout: () => LedgerApiError): Effect.Effect<A, E | LedgerApiError, R> =>
+  Effect.flatMap(LedgerApiConfig, (settings) => Effect.timeoutFail(awaiting, { duration: Duration.millis(settings.completionTimeoutMillis), onTimeout }))
 
 // ---------------------------------------------------------------------------------------------
 // The participant behind /v2

@@ -16,11 +16,11 @@
  */
 import { Admin, awaitOutcome, walletErrorStatus, type Network, type Outcome, type Topology, type WalletApi, type WalletError, type WalletNode } from "@sandnet/engine"
 import type { Micros } from "@sandnet/core"
-import { Duration, Effect, Either, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { AuthenticatedSubject, AuthenticatedUser } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, NotImplemented, PermissionDenied, type HandlerError, type RequestLocation } from "../errors.ts"
 import { NodeRuntime, type EngineInstance } from "@sandnet/node"
-import { LedgerApiConfig } from "../ledger/context.ts"
+import { withinCompletionTimeout } from "../ledger/context.ts"
 
 /** What a wallet handler sees, under the runtime's lock. */
 export interface WalletView {
@@ -73,20 +73,16 @@ export const walletCommand = <A>(command: (view: WalletView) => Effect.Effect<Ou
         Effect.map((outcome) => ({ outcome, node: view.node }))
       )
     )
-    // how long the completion is awaited before the answer says its outcome is not known yet
-    const settings = yield* LedgerApiConfig
-    return yield* awaitOutcome(node, Effect.void)(outcome).pipe(
-      Effect.mapError((error) => toHandlerError(error)),
-      Effect.timeoutFail({
-        duration: Duration.millis(settings.completionTimeoutMillis),
-        onTimeout: () =>
-          new LedgerApiError({
-            code: "COMMAND_OUTCOME_UNKNOWN",
-            category: "TransientServerFailure",
-            cause: "the command was submitted but has not completed yet; retry (tracked requests answer 429 while it is in flight)",
-            status: 503
-          })
-      })
+    // the completion is awaited at most the completion timeout; then the outcome is not known yet
+    return yield* withinCompletionTimeout(
+      Effect.mapError(awaitOutcome(node, Effect.void)(outcome), (error) => toHandlerError(error)),
+      () =>
+        new LedgerApiError({
+          code: "COMMAND_OUTCOME_UNKNOWN",
+          category: "TransientServerFailure",
+          cause: "the command was submitted but has not completed yet; retry (tracked requests answer 429 while it is in flight)",
+          status: 503
+        })
     )
   })
 
