@@ -17,7 +17,6 @@ import {
   type NodeRuntimeService,
   NodeStorage,
   StorageInfo,
-  nodeScheduler,
   nodeStorageLayer,
   persistentNodeRuntimeLayer,
   schemaForNode,
@@ -243,5 +242,5 @@ export const start = (given: StartOptions) =>
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty), Effect.withScheduler(nodeScheduler))
+    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty))
   })
