@@ -8,7 +8,7 @@
  */
 
 import { Admin, defaultWalletConfig } from "@sandnet/engine"
-import { LedgerApiConfig, LOCALNET_USER, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http/serve"
+import { LedgerApiConfig, LOCALNET_USER, localNetPorts, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http/serve"
 import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,
@@ -17,6 +17,7 @@ import {
   type NodeRuntimeService,
   NodeStorage,
   StorageInfo,
+  nodeScheduler,
   nodeStorageLayer,
   persistentNodeRuntimeLayer,
   schemaForNode,
@@ -29,6 +30,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { UsageError } from "./failure.ts"
+import { probePorts } from "./port-probe.ts"
 import { oneLineLogging } from "./request-log.ts"
 
 export interface StorageOptions {
@@ -188,6 +190,8 @@ export const start = (given: StartOptions) =>
       cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
     const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
     if (problem !== undefined) return yield* Effect.fail(new UsageError({ message: problem }))
+    const ports = localnet ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
+    yield* probePorts(options.host, ports)
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
     const storage = nodeStorageLayer.pipe(
@@ -242,5 +246,5 @@ export const start = (given: StartOptions) =>
       ]
       yield* Console.log(lines.join("\n"))
       return yield* Effect.never
-    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty))
+    }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty), Effect.withScheduler(nodeScheduler))
   })

@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { LOCALNET_PORTS } from "@sandnet/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { bin, freePort, postgresUrl, root } from "./node-support.ts"
 
@@ -94,6 +95,22 @@ describe("what the environment refuses", () => {
     await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve))
     try {
       expectOneLine(await run(["start", "--in-memory", "--port", String(port)]), 1, new RegExp(`^sandnet start: port ${port} is already in use .*--port or SANDNET_PORT$`))
+    } finally {
+      server.close()
+    }
+  }, 180_000)
+
+  it("a port of LocalNet's layout in use is named before anything starts", async () => {
+    // The scan port (4000 + offset) is taken; the offset puts the layout's other ports near it.
+    const scan = await freePort()
+    const offset = scan - LOCALNET_PORTS.scan
+    const server = net.createServer()
+    await new Promise<void>((resolve) => server.listen(scan, "127.0.0.1", resolve))
+    try {
+      const dataDir = path.join(dir, "localnet-port")
+      expectOneLine(await run(["start", "--localnet", "--port-offset", String(offset), "--data-dir", dataDir]), 1, new RegExp(`^sandnet start: port ${scan} is already in use`))
+      // Refused before the store was opened: nothing was written into the data directory.
+      expect(fs.existsSync(dataDir) ? fs.readdirSync(dataDir) : []).toEqual([])
     } finally {
       server.close()
     }
