@@ -8,14 +8,17 @@
  *   answered an empty 400).
  * - What Node's HTTP parser refuses (`clientError`): a header section over Node's limit is 431,
  *   anything else 400, each with a body in the shape of the surface its request line names.
+ * - A request beyond what a starting node holds (server.ts, `MAX_EARLY_REQUESTS`): 503
+ *   NODE_STARTING in the shape of its surface, with Retry-After.
  */
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect } from "effect"
-import type { IncomingMessage } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Duplex } from "node:stream"
 import {
   InvalidRequest,
+  LedgerApiError,
   MalformedHttpRequest,
   RequestHeadersTooLarge,
   RouteNotFound,
@@ -132,4 +135,18 @@ export const answerClientError = (error: Error & { code?: string; rawPacket?: un
   socket.end(
     `HTTP/1.1 ${status} ${REASONS[status] ?? "Error"}\r\nContent-Type: ${contentType}\r\nContent-Length: ${bytes.length}\r\nConnection: close\r\n\r\n${body}`
   )
+}
+
+export const NODE_STARTING = "NODE_STARTING"
+
+/** A request the starting node cannot hold (server.ts): 503 NODE_STARTING, worth retrying in a second. */
+export const answerNodeStarting = (request: IncomingMessage, response: ServerResponse): void => {
+  const starting = new LedgerApiError({
+    code: NODE_STARTING,
+    category: "TransientServerFailure",
+    cause: `the node is starting; retry in a moment (${NODE_STARTING})`,
+    status: 503
+  })
+  const { status, contentType, body } = renderText(surfaceOfPath(pathOf(request.url ?? "/")), describeCause(Cause.fail(starting)))
+  response.writeHead(status, { "content-type": contentType, "retry-after": "1" }).end(body)
 }

@@ -24,7 +24,7 @@ import { Dialect } from "./dialect/index.ts"
 import { makeReadTable, type ReadRoutes, type ReadTable } from "./read-routes.ts"
 import { RequestLogs } from "./web/request-log.ts"
 import { WebRoutes } from "./web/index.ts"
-import { answerClientError, guardRequest } from "./request-guards.ts"
+import { answerClientError, answerNodeStarting, guardRequest } from "./request-guards.ts"
 import { scanProxyRegistryPath } from "./wallet/scan-proxy-path.ts"
 import { refuseWhileShuttingDown } from "./shutdown.ts"
 
@@ -57,7 +57,7 @@ const askReadsFirst = (server: Server, reads: ReadTable): void => {
   }) as Server["emit"]
 }
 
-/** Requests held while the Effect path has no listener yet; beyond it they are answered 503. */
+/** Requests held while the Effect path has no listener yet; beyond it they are answered 503 NODE_STARTING. */
 export const MAX_EARLY_REQUESTS = 1024
 
 /**
@@ -65,13 +65,13 @@ export const MAX_EARLY_REQUESTS = 1024
  * the event loop in between: Node drops a request that finds no listener, and its client waits
  * forever. Such requests wait here and are emitted to the listener once it is attached.
  */
-const holdEarlyRequests = (server: Server): void => {
+export const holdEarlyRequests = (server: Server, limit: number = MAX_EARLY_REQUESTS): void => {
   const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
   let early: Array<ReadonlyArray<unknown>> = []
   server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
     if (event !== "request" || server.listenerCount("request") > 0) return emit(event, ...args)
-    if (early.length < MAX_EARLY_REQUESTS) early.push(args)
-    else (args[1] as ServerResponse).writeHead(503, { "content-type": "application/json" }).end('{"error":"the node is starting"}')
+    if (early.length < limit) early.push(args)
+    else answerNodeStarting(args[0] as IncomingMessage, args[1] as ServerResponse)
     return true
   }) as Server["emit"]
   server.on("newListener", (event: string | symbol) => {
