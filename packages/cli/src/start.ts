@@ -177,6 +177,10 @@ const ledgerApiSettings = (options: StartOptions, inCluster: boolean) =>
     ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
   })
 
+/** The ports a start listens on: --port, or LocalNet's five shifted by --port-offset. */
+const portsOf = (options: StartOptions): ReadonlyArray<number> =>
+  options.localnet === true ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
+
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
@@ -190,8 +194,7 @@ export const start = (given: StartOptions) =>
       cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
     const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
     if (problem !== undefined) return yield* Effect.fail(new UsageError({ message: problem }))
-    const ports = localnet ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
-    yield* probePorts(options.host, ports)
+    yield* probePorts(options.host, portsOf(options))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
     const storage = nodeStorageLayer.pipe(
