@@ -7,12 +7,12 @@
  */
 import { dropClusterSchema } from "@sandnet/store"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runChild } from "./child-run.ts"
 import { bin, postgresUrl, startAll, stop, type RunningNode } from "./node-support.ts"
 
 const cluster = `shape_${randomBytes(4).toString("hex")}`
@@ -26,8 +26,8 @@ let cwd = ""
 const running = new Map<NodeName, RunningNode>()
 
 /** A start that is expected to fail: its exit code and output (bounded, in case it does not). */
-const failingStart = (extra: ReadonlyArray<string>) => {
-  const run = spawnSync(process.execPath, [bin, "start", "--port", "0", ...extra], { cwd, encoding: "utf8", timeout: 60_000 })
+const failingStart = async (extra: ReadonlyArray<string>) => {
+  const run = await runChild(process.execPath, [bin, "start", "--port", "0", ...extra], { cwd, timeoutMillis: 60_000 })
   return { code: run.status, output: `${run.stdout}${run.stderr}`.trim() }
 }
 
@@ -54,13 +54,13 @@ describe("a cluster's processes started at the same moment", () => {
   it("a process whose flags contradict the decided shape refuses to start, saying why", async () => {
     await stop(running.get("validator1")!, "SIGTERM")
     running.delete("validator1")
-    const run = failingStart([...base("validator1"), "--validators", "3"])
+    const run = await failingStart([...base("validator1"), "--validators", "3"])
     expect(run.code).not.toBe(0)
     expect(run.output).toContain(`cluster ${cluster} has 1 super validator and 2 validators (decided by sv1), but validator1 was started with --validators 3`)
   }, 90_000)
 
-  it("a process whose node is not in the shape refuses to start, saying why", () => {
-    const run = failingStart(base("validator3"))
+  it("a process whose node is not in the shape refuses to start, saying why", async () => {
+    const run = await failingStart(base("validator3"))
     expect(run.code).not.toBe(0)
     expect(run.output).toContain("there is no node validator3")
   }, 90_000)

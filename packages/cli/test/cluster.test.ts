@@ -24,8 +24,8 @@ const nodes = ["sv1", "validator1", "validator2"] as const
 type NodeName = (typeof nodes)[number]
 const args = (node: NodeName) => ["--database-url", postgresUrl, "--cluster", cluster, "--node-name", node, "--validators", "2"]
 
-/** validator1's completion timeout in the test that kills sv1 (the node's default is 60 s). */
-const IN_FLIGHT_TIMEOUT_SECONDS = 10
+/** validator1's completion timeout in the tests that freeze and kill sv1 (the node's default is 60 s). */
+const IN_FLIGHT_TIMEOUT_SECONDS = 5
 
 let cwd = ""
 let token = ""
@@ -266,13 +266,49 @@ describe("a network spread over processes", () => {
     expect(await ledgerEnd("validator1")).toBeGreaterThan(2)
   })
 
-  it("the synchronizers' process killed mid-load: what was in flight times out alike everywhere, the validators agree, the network goes on", async () => {
-    // validator1 answers a request the kill leaves undecided with the same 504 after 10 s instead of
-    // the default 60 s (--completion-timeout): the workers blocked on one go on sooner
+  it("the synchronizers' process frozen: a command is answered 504 REQUEST_TIME_OUT (a wallet command 503) after --completion-timeout, and completes once it thaws", async () => {
+    // validator1 answers a command left undecided after IN_FLIGHT_TIMEOUT_SECONDS instead of the default 60 s
     await stop(running.get("validator1")!, "SIGTERM")
     running.delete("validator1")
     running.set("validator1", await startNode([...args("validator1"), "--completion-timeout", String(IN_FLIGHT_TIMEOUT_SECONDS)], cwd))
     expect(running.get("validator1")!.output()).toContain("resumed:")
+    const [v1, v2, dso] = [await operatorOf("validator1"), await operatorOf("validator2"), await dsoOf("validator1")]
+    const begin = await ledgerEnd("validator1")
+    const sv1 = running.get("sv1")!.child
+    sv1.kill("SIGSTOP")
+    try {
+      const [ledger, wallet] = await Promise.all([
+        request(`${url("validator1")}/v2/commands/submit-and-wait`, token, "POST", offer(v1, v2, dso, "frozen-1")),
+        request(`${url("validator1")}/api/validator/v0/wallet/transfer-offers`, token, "POST", {
+          receiver_party_id: v2,
+          amount: "1.0",
+          description: "while the synchronizer is frozen",
+          expires_at: 4_000_000_000_000_000,
+          tracking_id: "frozen-2"
+        })
+      ])
+      expect(ledger.status, JSON.stringify(ledger.json)).toBe(504)
+      expect(ledger.json).toMatchObject({ code: "REQUEST_TIME_OUT", cause: expect.stringContaining("frozen-1") })
+      expect(wallet.status, JSON.stringify(wallet.json)).toBe(503)
+      expect((wallet.json as { error: string }).error).toMatch(/submitted but has not completed yet/)
+    } finally {
+      sv1.kill("SIGCONT")
+    }
+    // the outcome the 504 left unknown arrives: the command's completion on validator1's stream
+    const completed = async () => {
+      const answer = await request(`${url("validator1")}/v2/commands/completions?stream_idle_timeout_ms=0`, token, "POST", { parties: [v1], beginExclusive: begin })
+      const items = answer.json as ReadonlyArray<{ completionResponse: { Completion?: { value: { commandId: string } } } }>
+      return items.flatMap((i) => (i.completionResponse.Completion === undefined ? [] : [i.completionResponse.Completion.value.commandId]))
+    }
+    await eventually("frozen-1's completion", completed, (ids) => ids.includes("frozen-1"), 60)
+    // and the wallet's tracking id reaches a final status (the offer is created)
+    const status = async () => (await request(`${url("validator1")}/api/validator/v0/wallet/transfer-offers/frozen-2/status`, token, "POST", {})).json as { status?: string }
+    await eventually("frozen-2's status", status, (s) => s.status === "created", 60)
+  }, 180_000)
+
+  it("the synchronizers' process killed mid-load: what was in flight times out alike everywhere, the validators agree, the network goes on", async () => {
+    // validator1 (restarted with --completion-timeout above) answers a request the kill leaves
+    // undecided with a 504 after IN_FLIGHT_TIMEOUT_SECONDS: the workers blocked on one go on sooner
     const [v1, v2, dso] = [await operatorOf("validator1"), await operatorOf("validator2"), await dsoOf("validator1")]
     const answers = new Map<string, number>()
     let stopping = false

@@ -11,11 +11,11 @@ import { localNetPorts } from "@sandnet/http/serve"
 import { dropClusterSchema } from "@sandnet/store"
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
+import { runChild } from "./child-run.ts"
 import { docBlocksOf, projectDocs, type DocBlock, isStarter } from "./doc-commands.ts"
 import { bin, freePort, postgresUrl, root } from "./node-support.ts"
 
@@ -183,7 +183,7 @@ export const runDocument = async (blocks: ReadonlyArray<DocBlock>): Promise<void
       const { script, starters } = scriptOf({ ...block, commands: runnable }, ports, logDir)
       if (starters.length > 0) await stopAll(running)
       const where = `${block.file}:${block.line}: ${runnable.join(" ; ")}`
-      const run = spawnSync("bash", ["-c", script], { cwd: dir, env, encoding: "utf8", timeout: 600_000, maxBuffer: 64 * 1024 * 1024 })
+      const run = await runChild("bash", ["-c", script], { cwd: dir, env, timeoutMillis: 600_000 })
       const output = `${run.stdout}${run.stderr}`
       expect(run.status, `${where}\n${output}`).toBe(0)
       expect(output, where).not.toMatch(STACK_FRAME)
