@@ -117,8 +117,13 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
   it("the party page, found by the party's name, shows its holdings in the ACS snapshot and its activity", async () => {
     // The next full hour's snapshot holds what happened so far once an update passes it.
     const dev = await h.open("/dev")
+    const time = card(dev, "Ledger time")
+    const ledgerTime = async () => Date.parse(((await time.locator("time").first().getAttribute("datetime")) ?? "").trim())
+    const before = await ledgerTime()
     await dev.getByLabel("Advance by").fill("1h")
     await dev.getByRole("button", { name: "Advance", exact: true }).click()
+    // the advance runs in steps that other commands may come between: tap once it is done, after the hour
+    await expect.poll(async () => (await ledgerTime()) - before, { timeout: 60_000 }).toBeGreaterThanOrEqual(60 * 60_000)
     await alice.getByRole("button", { name: "Tap", exact: true }).click()
     const scan = await h.open("/scan")
     // two snapshots to download now: genesis's and the hour's
