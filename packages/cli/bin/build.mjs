@@ -13,12 +13,17 @@
 //   read when the node's HTTP modules load, not a string literal compiled at every start, and its
 //   pages are built at their first request;
 // - source maps are written beside the files but never loaded unless asked for
-//   (`node --enable-source-maps`).
+//   (`node --enable-source-maps`);
+// - dist/start.cjs is `sandnet start` again as one CommonJS script, which bin/start-cached.mjs
+//   compiles with V8's code cache: Node 20 keeps no compiled code for ES modules between runs,
+//   and compiling the bundle was the largest part of a start (see start-cached.mjs).
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
-import { bundlePath, tokenBundlePath } from "./stale.mjs"
+import { createHash } from "node:crypto"
+import { bundlePath, startBundlePath, tokenBundlePath } from "./stale.mjs"
+import { BUILD_ID_PLACEHOLDER, isCodeCache } from "./start-cached.mjs"
 
 export { bundlePath, isStale } from "./stale.mjs"
 
@@ -280,11 +285,40 @@ const pruneChunks = (outputFiles) => {
 export const buildBundle = async () => {
   const startedAt = new Date()
   const { build } = await esbuild()
-  const [main, token] = await Promise.all([build({ ...bundleOptions, write: false }), build({ ...tokenOptions, write: false })])
+  const [main, token, start] = await Promise.all([
+    build({ ...bundleOptions, write: false }),
+    build({ ...tokenOptions, write: false }),
+    build({ ...startScriptOptions, write: false })
+  ])
   if (scalar.javascript !== undefined) writeOutputs([{ path: scalarPath, contents: new TextEncoder().encode(scalar.javascript) }], [])
   writeOutputs(main.outputFiles, [bundlePath], startedAt)
   writeOutputs(token.outputFiles, [tokenBundlePath], startedAt)
+  writeOutputs(start.outputFiles.map(withBuildId), [startBundlePath], startedAt)
   pruneChunks(main.outputFiles)
+  pruneCodeCaches()
+}
+
+/**
+ * The start script's first line names its content (a SHA-256 in place of the placeholder, same
+ * length, so the source map stays right): its code cache is looked up by it (start-cached.mjs).
+ */
+const withBuildId = (file) => {
+  if (file.path !== startBundlePath) return file
+  const text = new TextDecoder().decode(file.contents)
+  const id = createHash("sha256").update(text).digest("hex")
+  return { path: file.path, contents: new TextEncoder().encode(text.replace(BUILD_ID_PLACEHOLDER, id)) }
+}
+
+/** Code caches of earlier builds' start scripts (kept an hour for processes still starting). */
+const pruneCodeCaches = () => {
+  for (const name of readdirSync(dist)) {
+    if (!isCodeCache(name)) continue
+    try {
+      if (statSync(join(dist, name)).mtimeMs < Date.now() - 3600_000) unlinkSync(join(dist, name))
+    } catch (error) {
+      if (error?.code !== "ENOENT") throw error
+    }
+  }
 }
 
 /** What the bundles (the command, the token command, the storage preparation) are built with. */
@@ -315,6 +349,24 @@ const bundleOptions = {
   outExtension: { ".js": ".mjs" },
   splitting: true,
   chunkNames: "chunk-[hash]",
+  sourcemap: "linked",
+  minifySyntax: true,
+  minifyWhitespace: true
+}
+
+/**
+ * `sandnet start` as one CommonJS script (src/start-entry.ts's `runStart`), for the code cache:
+ * everything it may load is in it (no chunks), `import.meta.url` is the script's own URL.
+ */
+const startScriptOptions = {
+  ...nodeBundle,
+  plugins: bundleOptions.plugins,
+  entryPoints: { start: join(here, "..", "src", "start-entry.ts") },
+  format: "cjs",
+  outdir: dist,
+  outExtension: { ".js": ".cjs" },
+  define: { "import.meta.url": "__sandnetScriptUrl" },
+  banner: { js: `//sandnet-build:${BUILD_ID_PLACEHOLDER}\n"use strict";const __sandnetScriptUrl = require("node:url").pathToFileURL(__filename).href;` },
   sourcemap: "linked",
   minifySyntax: true,
   minifyWhitespace: true

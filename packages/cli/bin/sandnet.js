@@ -13,6 +13,10 @@ module.enableCompileCache?.()
 const command = process.argv[2]
 if (isStale()) await (await import("./build.mjs")).buildBundle()
 if (command !== "token" && webIsStale()) await (await import("../../web/build.mjs")).buildWeb()
-// the token bundle answers when it understands the arguments; --help and mistakes go to the full CLI
-const done = command === "token" && (await import(pathToFileURL(tokenBundlePath).href)).runToken(process.argv.slice(3))
+// the token bundle and the start script (compiled with its code cache, start-cached.mjs) answer
+// when they understand the arguments; --help and mistakes go to the full CLI
+const done =
+  command === "token"
+    ? (await import(pathToFileURL(tokenBundlePath).href)).runToken(process.argv.slice(3))
+    : command === "start" && (await import("./start-cached.mjs")).runStartCached(process.argv.slice(3))
 if (!(await done)) await import(pathToFileURL(bundlePath).href)

@@ -9,6 +9,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const packages = join(here, "..", "..")
 export const bundlePath = join(here, "..", "dist", "sandnet.mjs")
 export const tokenBundlePath = join(here, "..", "dist", "token.mjs")
+export const startBundlePath = join(here, "..", "dist", "start.cjs")
 const webPage = join(packages, "web", "dist", "index.html")
 
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
@@ -41,7 +42,7 @@ export const newestSource = () => {
 }
 
 export const isStale = () => {
-  const built = Math.min(mtime(bundlePath), mtime(tokenBundlePath))
+  const built = Math.min(mtime(bundlePath), mtime(tokenBundlePath), mtime(startBundlePath))
   return built === 0 || built < newestSource()
 }
 

@@ -71,11 +71,11 @@ export const parseStartArguments = (args: ReadonlyArray<string>): (Omit<StartOpt
   }
 }
 
-/** Starts the node and answers true, or answers false when the full command line should run. */
-export const runStart = (args: ReadonlyArray<string>): boolean => {
+/** Starts the node and answers true, or answers false when the full command line should run. `onReady`: StartOptions's. */
+export const runStart = (args: ReadonlyArray<string>, onReady?: () => void): boolean => {
   const parsed = parseStartArguments(args)
   if (parsed === undefined) return false
-  Effect.flatMap(portOf(parsed.port), (port) => start({ ...parsed, port })).pipe(
+  Effect.flatMap(portOf(parsed.port), (port) => start({ ...parsed, port, onReady })).pipe(
     Effect.catchAllCause((cause) =>
       Effect.sync(() => {
         const failure = describeFailure(cause, "start")

@@ -61,6 +61,8 @@ export interface StartOptions extends StorageOptions {
   readonly portOffset?: number
   /** Seconds a command's completion is awaited before the answer says its outcome is unknown (LedgerApiSettings; 60). */
   readonly completionTimeout?: number | undefined
+  /** Called once the node serves and its ready lines are printed (bin/start-cached.mjs writes its code cache then). */
+  readonly onReady?: (() => void) | undefined
 }
 
 /** The options of a node of a cluster, or a message saying what is wrong with them. */
@@ -248,6 +250,7 @@ export const start = (given: StartOptions) =>
         ...(yield* devUsers(options.secret))
       ]
       yield* Console.log(lines.join("\n"))
+      options.onReady?.()
       return yield* Effect.never
     }).pipe(Effect.provide(layer), Effect.provide(options.logRequests === true ? oneLineLogging : Layer.empty), Effect.withScheduler(nodeScheduler))
   })

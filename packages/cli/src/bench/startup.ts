@@ -53,10 +53,10 @@ export const stop = (child: ChildProcess): Promise<void> =>
   })
 
 /** Spawns the command and polls the port until the first HTTP answer (any status). */
-const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, timeoutMs = 300_000): Promise<Timing> =>
+const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, env: NodeJS.ProcessEnv = process.env, timeoutMs = 300_000): Promise<Timing> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, command, { stdio: ["ignore", "ignore", "pipe"] })
+    const child = spawn(process.execPath, command, { stdio: ["ignore", "ignore", "pipe"], env })
     let stderr = ""
     child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
     let done = false
@@ -124,6 +124,8 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
   const bareServer = await best(runs, () => untilFirstAnswer(["-e", BARE_SERVER, String(port)], port))
   const start = (...args: Array<string>) => [bin, "start", "--port", String(port), ...args]
   const inMemory = await best(runs, () => untilFirstAnswer(start("--in-memory"), port))
+  // as the first start after a build: the script compiled without V8's code cache (bin/start-cached.mjs)
+  const uncached = await best(runs, () => untilFirstAnswer(start("--in-memory"), port, { ...process.env, SANDNET_CODE_CACHE: "off" }))
   const fresh: Array<Timing> = []
   const reopened: Array<Timing> = []
   for (let i = 0; i < runs; i++) {
@@ -150,6 +152,7 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
   return {
     rows: [
       row("`sandnet start --in-memory`, spawn to first answer", inMemory, bareServer, 500),
+      row("`sandnet start --in-memory` without the code cache (`SANDNET_CODE_CACHE=off`: a first start after a build)", uncached, bareServer, 500),
       row("`sandnet start --data-dir <new dir>`, spawn to first answer", fastest(fresh), bareServer, 1000),
       row("`sandnet start --data-dir <same dir>` (reopen), spawn to first answer", fastest(reopened), bareServer, 1000),
       row("`sandnet token --user alice`, spawn to exit", token, bareExit, 200)

@@ -1,0 +1,84 @@
+/**
+ * `sandnet start` compiles its script with V8's code cache (bin/start-cached.mjs): a start without
+ * a usable cache writes one for its build once ready; a cache V8 rejects is replaced; a directory
+ * that cannot be written costs nothing but the cache. Each case keeps its caches in a directory of
+ * its own (SANDNET_CODE_CACHE=<dir>), so that other tests' starts do not touch them.
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { bin, freePort, root } from "./node-support.ts"
+
+const dirs: Array<string> = []
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
+
+const cacheDir = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-code-cache-"))
+  dirs.push(dir)
+  return dir
+}
+
+/** The build id on the start script's first line, as the loader reads it. */
+const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/start.cjs"), "utf8"))![1]!
+
+/** Starts an in-memory node with SANDNET_CODE_CACHE=`setting`, waits for its ready lines and a health answer, stops it. */
+const startAndStop = async (setting: string): Promise<{ readonly health: number; readonly output: string }> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [bin, "start", "--in-memory", "--port", String(port)], {
+    cwd: root,
+    env: { ...process.env, SANDNET_CODE_CACHE: setting },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()))
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  try {
+    for (let i = 0; i < 1200 && !output.includes("Sandnet node ready"); i++) await new Promise((r) => setTimeout(r, 50))
+    expect(output).toContain("Sandnet node ready")
+    const health = (await fetch(`http://127.0.0.1:${port}/sandnet/health`)).status
+    // the cache is written just after the ready lines
+    await new Promise((r) => setTimeout(r, 300))
+    return { health, output }
+  } finally {
+    child.kill("SIGTERM")
+    await exited
+  }
+}
+
+describe("sandnet start's code cache", () => {
+  it("a start without a cache writes one for its build; the next start reads it", async () => {
+    const dir = cacheDir()
+    const first = await startAndStop(dir)
+    expect(first.health).toBe(200)
+    const cache = path.join(dir, `start-${buildId()}.cjs-cache`)
+    expect(fs.readdirSync(dir)).toEqual([path.basename(cache)])
+    const written = fs.statSync(cache)
+    expect(written.size).toBeGreaterThan(100_000)
+    const second = await startAndStop(dir)
+    expect(second.health).toBe(200)
+    // accepted, so not written again
+    expect(fs.statSync(cache).mtimeMs).toBe(written.mtimeMs)
+  }, 120_000)
+
+  it("a cache V8 rejects is replaced by a good one, and the node starts as usual", async () => {
+    const dir = cacheDir()
+    const cache = path.join(dir, `start-${buildId()}.cjs-cache`)
+    fs.writeFileSync(cache, "not a code cache")
+    const run = await startAndStop(dir)
+    expect(run.health).toBe(200)
+    expect(run.output).not.toMatch(/^\s+at /m)
+    expect(fs.statSync(cache).size).toBeGreaterThan(100_000)
+  }, 120_000)
+
+  it("a cache directory that cannot be written (a read-only install): the node starts as usual, without a cache", async () => {
+    const dir = path.join(cacheDir(), "a-file")
+    fs.writeFileSync(dir, "")
+    const run = await startAndStop(dir)
+    expect(run.health).toBe(200)
+    expect(run.output).not.toMatch(/^\s+at /m)
+    expect(fs.statSync(dir).isFile()).toBe(true)
+  }, 120_000)
+})
