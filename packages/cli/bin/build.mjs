@@ -338,11 +338,13 @@ const bundleOptions = {
   ...nodeBundle,
   // lazyPgPlugin before sideEffectFreeLedgerProto: the engine's imports of the bindings are lazy
   plugins: [workspacePlugin, scalarPlugin, lazyScalarPagesPlugin, noUndiciPlugin, lazyFastCheckPlugin, lazyPgPlugin, sideEffectFreeLedgerProto],
-  // PGlite's thread (packages/store/src/pglite-host.ts) and the load bench's clients (src/bench/load.ts)
-  // are modules of their own beside the chunks
+  // PGlite's thread (packages/store/src/pglite-host.ts), its early start (src/early-pglite.ts) and
+  // the load bench's clients (src/bench/load.ts) are modules of their own beside the chunks
   entryPoints: {
     sandnet: join(here, "..", "src", "main.ts"),
     "pglite-thread": join(packages, "store", "src", "pglite-thread.ts"),
+    // started by bin/start-cached.mjs before it compiles the start script
+    "early-pglite": join(here, "..", "src", "early-pglite.ts"),
     "load-clients": join(here, "..", "src", "bench", "load-clients.ts")
   },
   outdir: dist,

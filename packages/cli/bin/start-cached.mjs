@@ -17,6 +17,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import Module, { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { pathToFileURL } from "node:url"
 import vm from "node:vm"
 import { startBundlePath } from "./stale.mjs"
 
@@ -50,7 +51,9 @@ const writeCache = (script, path) => {
  * Runs `sandnet start` with `args` from the start script; false (nothing run) when the arguments
  * need the full command line (start-entry.ts `runStart`).
  */
-export const runStartCached = (args) => {
+export const runStartCached = async (args) => {
+  // PGlite's thread first, as main.ts does: PostgreSQL starts while the script compiles
+  await import(pathToFileURL(join(dirname(startBundlePath), "early-pglite.mjs")).href).then((early) => early.startPgliteEarlyFor(args)).catch(() => undefined)
   const source = readFileSync(startBundlePath, "utf8")
   const id = /^\/\/sandnet-build:([0-9a-f]{64})/.exec(source)?.[1]
   const setting = process.env.SANDNET_CODE_CACHE ?? ""

@@ -102,7 +102,15 @@ export const startPgliteThread = (data: PgliteThreadData, keepAlive = true): Pgl
   }
 }
 
-let early: (PgliteThread & { readonly keepProcessAlive: () => void }) | undefined
+type EarlyThread = PgliteThread & { readonly keepProcessAlive: () => void }
+
+/**
+ * The thread started early, in a slot of the process rather than of this module: `sandnet start`
+ * starts it from one copy of this module (bin/start-cached.mjs, through dist/early-pglite.mjs) and
+ * opens the store from another (the start script's own), which must find it.
+ */
+const EARLY_SLOT = Symbol.for("@sandnet/store/pglite-host/early")
+const earlySlot = globalThis as { [EARLY_SLOT]?: EarlyThread | undefined }
 
 /**
  * Starts PGlite on `dataDir` (relative to the working directory; default `.sandnet`) before the program is loaded;
@@ -110,20 +118,22 @@ let early: (PgliteThread & { readonly keepProcessAlive: () => void }) | undefine
  * would exit (the start failed earlier), it is closed cleanly.
  */
 export const startPgliteEarly = (dataDir: string | undefined): void => {
+  // started already (the start script's loader did, then handed the arguments to the full command line)
+  if (earlySlot[EARLY_SLOT] !== undefined) return
   const resolved = path.resolve(dataDir ?? DEFAULT_DATA_DIR)
   const thread = startPgliteThread({ dataDir: resolved, pgdata: path.join(resolved, "pgdata"), host: "127.0.0.1", port: 0 }, false)
-  early = thread
+  earlySlot[EARLY_SLOT] = thread
   process.once("beforeExit", () => {
-    if (early !== thread) return
-    early = undefined
+    if (earlySlot[EARLY_SLOT] !== thread) return
+    earlySlot[EARLY_SLOT] = undefined
     void thread.close()
   })
 }
 
 /** PGlite's thread for `data`: the one started early when it opened the same, else a new one. */
 export const openPgliteThread = async (data: PgliteThreadData): Promise<PgliteThread> => {
-  const started = early
-  early = undefined
+  const started = earlySlot[EARLY_SLOT]
+  earlySlot[EARLY_SLOT] = undefined
   if (started !== undefined) {
     if (started.data.dataDir === data.dataDir && started.data.host === data.host && started.data.port === data.port) {
       started.keepProcessAlive()
