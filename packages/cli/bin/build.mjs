@@ -14,16 +14,16 @@
 //   pages are built at their first request;
 // - source maps are written beside the files but never loaded unless asked for
 //   (`node --enable-source-maps`);
-// - dist/start.cjs is `sandnet start` again as one CommonJS script, which bin/start-cached.mjs
+// - dist/sandnet.cjs is the command line again as one CommonJS script, which bin/script-cached.mjs
 //   compiles with V8's code cache: Node 20 keeps no compiled code for ES modules between runs,
-//   and compiling the bundle was the largest part of a start (see start-cached.mjs).
+//   and compiling the bundle was the largest part of a start (see script-cached.mjs).
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { createHash } from "node:crypto"
-import { bundlePath, startBundlePath, tokenBundlePath } from "./stale.mjs"
-import { BUILD_ID_PLACEHOLDER, isCodeCache } from "./start-cached.mjs"
+import { bundlePath, scriptPath, tokenBundlePath } from "./stale.mjs"
+import { BUILD_ID_PLACEHOLDER, isCodeCache } from "./script-cached.mjs"
 
 export { bundlePath, isStale } from "./stale.mjs"
 
@@ -288,28 +288,28 @@ export const buildBundle = async () => {
   const [main, token, start] = await Promise.all([
     build({ ...bundleOptions, write: false }),
     build({ ...tokenOptions, write: false }),
-    build({ ...startScriptOptions, write: false })
+    build({ ...scriptOptions, write: false })
   ])
   if (scalar.javascript !== undefined) writeOutputs([{ path: scalarPath, contents: new TextEncoder().encode(scalar.javascript) }], [])
   writeOutputs(main.outputFiles, [bundlePath], startedAt)
   writeOutputs(token.outputFiles, [tokenBundlePath], startedAt)
-  writeOutputs(start.outputFiles.map(withBuildId), [startBundlePath], startedAt)
+  writeOutputs(start.outputFiles.map(withBuildId), [scriptPath], startedAt)
   pruneChunks(main.outputFiles)
   pruneCodeCaches()
 }
 
 /**
- * The start script's first line names its content (a SHA-256 in place of the placeholder, same
- * length, so the source map stays right): its code cache is looked up by it (start-cached.mjs).
+ * The script's first line names its content (a SHA-256 in place of the placeholder, same length,
+ * so the source map stays right): its code caches are looked up by it (script-cached.mjs).
  */
 const withBuildId = (file) => {
-  if (file.path !== startBundlePath) return file
+  if (file.path !== scriptPath) return file
   const text = new TextDecoder().decode(file.contents)
   const id = createHash("sha256").update(text).digest("hex")
   return { path: file.path, contents: new TextEncoder().encode(text.replace(BUILD_ID_PLACEHOLDER, id)) }
 }
 
-/** Code caches of earlier builds' start scripts (kept an hour for processes still starting). */
+/** Code caches of earlier builds' scripts (kept an hour for processes still running them). */
 const pruneCodeCaches = () => {
   for (const name of readdirSync(dist)) {
     if (!isCodeCache(name)) continue
@@ -343,7 +343,7 @@ const bundleOptions = {
   entryPoints: {
     sandnet: join(here, "..", "src", "main.ts"),
     "pglite-thread": join(packages, "store", "src", "pglite-thread.ts"),
-    // started by bin/start-cached.mjs before it compiles the start script
+    // started by bin/script-cached.mjs before it compiles the command line script
     "early-pglite": join(here, "..", "src", "early-pglite.ts"),
     "load-clients": join(here, "..", "src", "bench", "load-clients.ts")
   },
@@ -357,13 +357,13 @@ const bundleOptions = {
 }
 
 /**
- * `sandnet start` as one CommonJS script (src/start-entry.ts's `runStart`), for the code cache:
- * everything it may load is in it (no chunks), `import.meta.url` is the script's own URL.
+ * The command line as one CommonJS script (src/command-line.ts's `runCommandLine`), for the code
+ * cache: everything it may load is in it (no chunks), `import.meta.url` is the script's own URL.
  */
-const startScriptOptions = {
+const scriptOptions = {
   ...nodeBundle,
   plugins: bundleOptions.plugins,
-  entryPoints: { start: join(here, "..", "src", "start-entry.ts") },
+  entryPoints: { sandnet: join(here, "..", "src", "command-line.ts") },
   format: "cjs",
   outdir: dist,
   outExtension: { ".js": ".cjs" },

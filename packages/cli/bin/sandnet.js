@@ -4,7 +4,7 @@
 // bundler is loaded when a rebuild is due. `sandnet token` runs its own small bundle.
 import * as module from "node:module"
 import { pathToFileURL } from "node:url"
-import { bundlePath, isStale, tokenBundlePath, webIsStale } from "./stale.mjs"
+import { isStale, tokenBundlePath, webIsStale } from "./stale.mjs"
 
 // Node 22.1 and later keep the compiled code of the modules on disk for the next start (start-up is
 // mostly compiling the bundle); earlier versions have no such cache and skip this.
@@ -13,10 +13,7 @@ module.enableCompileCache?.()
 const command = process.argv[2]
 if (isStale()) await (await import("./build.mjs")).buildBundle()
 if (command !== "token" && webIsStale()) await (await import("../../web/build.mjs")).buildWeb()
-// the token bundle and the start script (compiled with its code cache, start-cached.mjs) answer
-// when they understand the arguments; --help and mistakes go to the full CLI
-const done =
-  command === "token"
-    ? (await import(pathToFileURL(tokenBundlePath).href)).runToken(process.argv.slice(3))
-    : command === "start" && (await import("./start-cached.mjs")).runStartCached(process.argv.slice(3))
-if (!(await done)) await import(pathToFileURL(bundlePath).href)
+// the token bundle answers when it understands the arguments; everything else (and --help and
+// mistakes of token) runs in the command line's script, compiled with its code cache (script-cached.mjs)
+const done = command === "token" && (await import(pathToFileURL(tokenBundlePath).href)).runToken(process.argv.slice(3))
+if (!(await done)) await (await import("./script-cached.mjs")).runCommandLineCached(process.argv.slice(2))

@@ -9,7 +9,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const packages = join(here, "..", "..")
 export const bundlePath = join(here, "..", "dist", "sandnet.mjs")
 export const tokenBundlePath = join(here, "..", "dist", "token.mjs")
-export const startBundlePath = join(here, "..", "dist", "start.cjs")
+export const scriptPath = join(here, "..", "dist", "sandnet.cjs")
 const webPage = join(packages, "web", "dist", "index.html")
 
 const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0
@@ -42,7 +42,7 @@ export const newestSource = () => {
 }
 
 export const isStale = () => {
-  const built = Math.min(mtime(bundlePath), mtime(tokenBundlePath), mtime(startBundlePath))
+  const built = Math.min(mtime(bundlePath), mtime(tokenBundlePath), mtime(scriptPath))
   return built === 0 || built < newestSource()
 }
 

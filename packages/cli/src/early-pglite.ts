@@ -2,7 +2,7 @@
  * A start on the embedded database starts PGlite in its own thread before the program loads
  * (pglite-host.ts loads nothing else): PostgreSQL's start (~0.8 s of CPU) runs on the second core
  * while the rest of the program loads, and the store adopts it when it opens the same data
- * directory. main.ts calls this first; so does bin/start-cached.mjs, from dist/early-pglite.mjs
+ * directory. command-line.ts calls this first; so does bin/script-cached.mjs, from dist/early-pglite.mjs
  * (an entry of its own in the bundle), before it compiles the start script.
  */
 import { startPgliteEarly } from "@sandnet/store/pglite-host"

@@ -61,7 +61,7 @@ export interface StartOptions extends StorageOptions {
   readonly portOffset?: number
   /** Seconds a command's completion is awaited before the answer says its outcome is unknown (LedgerApiSettings; 60). */
   readonly completionTimeout?: number | undefined
-  /** Called once the node serves and its ready lines are printed (bin/start-cached.mjs writes its code cache then). */
+  /** Called once the node serves and its ready lines are printed (bin/script-cached.mjs writes its code cache then). */
   readonly onReady?: (() => void) | undefined
 }
 
@@ -179,6 +179,8 @@ const ledgerApiSettings = (options: StartOptions, inCluster: boolean) =>
     ...(options.completionTimeout === undefined ? {} : { completionTimeoutMillis: options.completionTimeout * 1000 })
   })
 
+const seconds = (ms: number) => (ms / 1000).toFixed(2)
+
 /** The ports a start listens on: --port, or LocalNet's five shifted by --port-offset. */
 const portsOf = (options: StartOptions): ReadonlyArray<number> =>
   options.localnet === true ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
@@ -234,7 +236,6 @@ export const start = (given: StartOptions) =>
       const info = yield* StorageInfo
       const stored = yield* NodeStorage
       const resumed = stored.initial.entries.length
-      const seconds = (ms: number) => (ms / 1000).toFixed(2)
       const lines = [
         `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
         `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,

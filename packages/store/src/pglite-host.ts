@@ -106,7 +106,7 @@ type EarlyThread = PgliteThread & { readonly keepProcessAlive: () => void }
 
 /**
  * The thread started early, in a slot of the process rather than of this module: `sandnet start`
- * starts it from one copy of this module (bin/start-cached.mjs, through dist/early-pglite.mjs) and
+ * starts it from one copy of this module (bin/script-cached.mjs, through dist/early-pglite.mjs) and
  * opens the store from another (the start script's own), which must find it.
  */
 const EARLY_SLOT = Symbol.for("@sandnet/store/pglite-host/early")

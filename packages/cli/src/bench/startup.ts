@@ -124,7 +124,7 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
   const bareServer = await best(runs, () => untilFirstAnswer(["-e", BARE_SERVER, String(port)], port))
   const start = (...args: Array<string>) => [bin, "start", "--port", String(port), ...args]
   const inMemory = await best(runs, () => untilFirstAnswer(start("--in-memory"), port))
-  // as the first start after a build: the script compiled without V8's code cache (bin/start-cached.mjs)
+  // as the first start after a build: the script compiled without V8's code cache (bin/script-cached.mjs)
   const uncached = await best(runs, () => untilFirstAnswer(start("--in-memory"), port, { ...process.env, SANDNET_CODE_CACHE: "off" }))
   const fresh: Array<Timing> = []
   const reopened: Array<Timing> = []

@@ -1,10 +1,10 @@
 /**
- * `sandnet start` compiles its script with V8's code cache (bin/start-cached.mjs): a start without
- * a usable cache writes one for its build once ready; a cache V8 rejects is replaced; a directory
+ * The command line's script is compiled with V8's code cache (bin/script-cached.mjs): a start without
+ * a usable cache writes one for its build once ready, any other command as it exits; a cache V8 rejects is replaced; a directory
  * that cannot be written costs nothing but the cache. Each case keeps its caches in a directory of
  * its own (SANDNET_CODE_CACHE=<dir>), so that other tests' starts do not touch them.
  */
-import { spawn } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -21,7 +21,7 @@ const cacheDir = (): string => {
 }
 
 /** The build id on the start script's first line, as the loader reads it. */
-const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/start.cjs"), "utf8"))![1]!
+const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/sandnet.cjs"), "utf8"))![1]!
 
 /** Starts an in-memory node with SANDNET_CODE_CACHE=`setting`, waits for its ready lines and a health answer, stops it. */
 const startAndStop = async (setting: string): Promise<{ readonly health: number; readonly output: string }> => {
@@ -48,12 +48,12 @@ const startAndStop = async (setting: string): Promise<{ readonly health: number;
   }
 }
 
-describe("sandnet start's code cache", () => {
+describe("the command line's code cache", () => {
   it("a start without a cache writes one for its build; the next start reads it", async () => {
     const dir = cacheDir()
     const first = await startAndStop(dir)
     expect(first.health).toBe(200)
-    const cache = path.join(dir, `start-${buildId()}.cjs-cache`)
+    const cache = path.join(dir, `sandnet-start-${buildId()}.cjs-cache`)
     expect(fs.readdirSync(dir)).toEqual([path.basename(cache)])
     const written = fs.statSync(cache)
     expect(written.size).toBeGreaterThan(100_000)
@@ -65,7 +65,7 @@ describe("sandnet start's code cache", () => {
 
   it("a cache V8 rejects is replaced by a good one, and the node starts as usual", async () => {
     const dir = cacheDir()
-    const cache = path.join(dir, `start-${buildId()}.cjs-cache`)
+    const cache = path.join(dir, `sandnet-start-${buildId()}.cjs-cache`)
     fs.writeFileSync(cache, "not a code cache")
     const run = await startAndStop(dir)
     expect(run.health).toBe(200)
@@ -80,5 +80,19 @@ describe("sandnet start's code cache", () => {
     expect(run.health).toBe(200)
     expect(run.output).not.toMatch(/^\s+at /m)
     expect(fs.statSync(dir).isFile()).toBe(true)
+  }, 120_000)
+
+  it("any other command writes its own cache as it exits, and runs the same with it: a simulation's history hash", async () => {
+    const dir = cacheDir()
+    const simulate = () =>
+      execFileSync(process.execPath, [bin, "simulate", "scenarios/smoke.yaml", "--seed", "42"], { cwd: root, env: { ...process.env, SANDNET_CODE_CACHE: dir }, encoding: "utf8" })
+    const hash = (output: string) => /history-hash: ([0-9a-f]{64})/.exec(output)?.[1]
+    const first = hash(simulate())
+    expect(fs.readdirSync(dir)).toEqual([`sandnet-simulate-${buildId()}.cjs-cache`])
+    expect(hash(simulate())).toBe(first)
+    expect(first).toMatch(/^[0-9a-f]{64}$/)
+    // a word that is no command makes no file of its own
+    expect(() => execFileSync(process.execPath, [bin, "simulat"], { cwd: root, env: { ...process.env, SANDNET_CODE_CACHE: dir }, stdio: "ignore" })).toThrow()
+    expect(fs.readdirSync(dir).sort()).toEqual([`sandnet-other-${buildId()}.cjs-cache`, `sandnet-simulate-${buildId()}.cjs-cache`])
   }, 120_000)
 })
