@@ -11,7 +11,7 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { amountIn, screenshot } from "./browser.ts"
-import { balanceOf, card, expectAccessible, harness, logIn, PHONE, send, sendOffer, waitForBalance } from "./steps.ts"
+import { balanceOf, card, closeAll, expectAccessible, harness, logIn, PHONE, send, sendOffer, waitForBalance } from "./steps.ts"
 
 const h = harness()
 let alice: Page
@@ -118,7 +118,12 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     // The next full hour's snapshot holds what happened so far once an update passes it.
     const dev = await h.open("/dev")
     await dev.getByLabel("Advance by").fill("1h")
+    const time = card(dev, "Ledger time").locator("p.big")
+    await expect.poll(() => time.textContent()).not.toBe("")
+    const was = await time.textContent()
     await dev.getByRole("button", { name: "Advance", exact: true }).click()
+    // the tap after the hour's snapshot: the page shows the new time once the advance is done
+    await expect.poll(() => time.textContent(), { timeout: 20_000 }).not.toBe(was)
     await alice.getByRole("button", { name: "Tap", exact: true }).click()
     const scan = await h.open("/scan")
     // two snapshots to download now: genesis's and the hour's
@@ -141,6 +146,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await scan.goto(`${h.url()}/scan/party/${encodeURIComponent(bobParty)}`)
     await scan.getByTestId("party-preapproval").locator(".id").waitFor()
     await screenshot(scan, "scan-party-bob")
+    await closeAll(dev, scan)
   }, 180_000)
 
   it("/dev grants and revokes a user's right and adds an identity provider", async () => {
@@ -163,6 +169,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await idps.getByTestId("idp").filter({ hasText: "example-idp" }).waitFor()
     await screenshot(dev, "dev-idp-added")
     await expectAccessible(dev)
+    await closeAll(dev)
   }, 120_000)
 
   it("/dev's health shows the automation steps /sandnet/health reports as failed", async () => {
@@ -188,6 +195,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     )
     await screenshot(dev, "dev-failed-automation")
     await expectAccessible(dev)
+    await closeAll(dev)
   }, 120_000)
 
   it("works by keyboard alone: navigation, search and a wallet action", async () => {
@@ -220,6 +228,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await page.keyboard.press("Enter")
     expect(await page.evaluate(() => document.documentElement.dataset["theme"])).toBe("dark")
     await screenshot(page, "keyboard-party-dark")
+    await closeAll(page)
   }, 120_000)
 
   it("reads well in the dark theme and on a phone", async () => {
@@ -239,6 +248,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
       await expectAccessible(phone)
       // nothing wider than the phone's screen but scrolling tables
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width)
+      await closeAll(dark, phone)
     }
     for (const page of [alice, bob]) await page.setViewportSize(PHONE)
     await screenshot(bob, "wallet-phone")
