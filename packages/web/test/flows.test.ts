@@ -232,24 +232,26 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
   }, 120_000)
 
   it("reads well in the dark theme and on a phone", async () => {
+    // one dark and one phone page, each loading the three pages in turn
+    const dark = await h.open("/", { colorScheme: "dark" })
+    const phone = await h.open("/", { viewport: PHONE })
     for (const [path, name] of [
       ["/", "landing"],
       ["/scan", "scan-home"],
       ["/dev", "dev"]
     ] as const) {
-      const dark = await h.open(path, { colorScheme: "dark" })
+      if (path !== "/") await Promise.all([dark.goto(`${h.url()}${path}`), phone.goto(`${h.url()}${path}`)])
       await dark.locator("main h1").waitFor()
       await dark.locator(".card").first().waitFor()
       await screenshot(dark, `dark-${name}`)
       await expectAccessible(dark)
-      const phone = await h.open(path, { viewport: PHONE })
       await phone.locator(".card").first().waitFor()
       await screenshot(phone, `phone-${name}`)
       await expectAccessible(phone)
       // nothing wider than the phone's screen but scrolling tables
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width)
-      await closeAll(dark, phone)
     }
+    await closeAll(dark, phone)
     for (const page of [alice, bob]) await page.setViewportSize(PHONE)
     await screenshot(bob, "wallet-phone")
     await expectAccessible(bob)
