@@ -11,7 +11,7 @@
 import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { amountIn, screenshot } from "./browser.ts"
-import { balanceOf, card, expectAccessible, harness, logIn, PHONE, send, sendOffer, waitForBalance } from "./steps.ts"
+import { balanceOf, card, closeAll, expectAccessible, harness, logIn, PHONE, send, sendOffer, waitForBalance } from "./steps.ts"
 
 const h = harness()
 let alice: Page
@@ -119,6 +119,8 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     const dev = await h.open("/dev")
     const time = card(dev, "Ledger time")
     const ledgerTime = async () => Date.parse(((await time.locator("time").first().getAttribute("datetime")) ?? "").trim())
+    // the first live state shows the time ('—' before it)
+    await expect.poll(async () => Number.isFinite(await ledgerTime()), { timeout: 20_000 }).toBe(true)
     const before = await ledgerTime()
     await dev.getByLabel("Advance by").fill("1h")
     await dev.getByRole("button", { name: "Advance", exact: true }).click()
@@ -146,6 +148,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await scan.goto(`${h.url()}/scan/party/${encodeURIComponent(bobParty)}`)
     await scan.getByTestId("party-preapproval").locator(".id").waitFor()
     await screenshot(scan, "scan-party-bob")
+    await closeAll(dev, scan)
   }, 180_000)
 
   it("/dev grants and revokes a user's right and adds an identity provider", async () => {
@@ -168,6 +171,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await idps.getByTestId("idp").filter({ hasText: "example-idp" }).waitFor()
     await screenshot(dev, "dev-idp-added")
     await expectAccessible(dev)
+    await closeAll(dev)
   }, 120_000)
 
   it("/dev's health shows the automation steps /sandnet/health reports as failed", async () => {
@@ -193,6 +197,7 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     )
     await screenshot(dev, "dev-failed-automation")
     await expectAccessible(dev)
+    await closeAll(dev)
   }, 120_000)
 
   it("works by keyboard alone: navigation, search and a wallet action", async () => {
@@ -225,26 +230,30 @@ describe("wallet flows, the party page, keyboard, dark and phone", () => {
     await page.keyboard.press("Enter")
     expect(await page.evaluate(() => document.documentElement.dataset["theme"])).toBe("dark")
     await screenshot(page, "keyboard-party-dark")
+    await closeAll(page)
   }, 120_000)
 
   it("reads well in the dark theme and on a phone", async () => {
+    // one dark and one phone page, each loading the three pages in turn
+    const dark = await h.open("/", { colorScheme: "dark" })
+    const phone = await h.open("/", { viewport: PHONE })
     for (const [path, name] of [
       ["/", "landing"],
       ["/scan", "scan-home"],
       ["/dev", "dev"]
     ] as const) {
-      const dark = await h.open(path, { colorScheme: "dark" })
+      if (path !== "/") await Promise.all([dark.goto(`${h.url()}${path}`), phone.goto(`${h.url()}${path}`)])
       await dark.locator("main h1").waitFor()
       await dark.locator(".card").first().waitFor()
       await screenshot(dark, `dark-${name}`)
       await expectAccessible(dark)
-      const phone = await h.open(path, { viewport: PHONE })
       await phone.locator(".card").first().waitFor()
       await screenshot(phone, `phone-${name}`)
       await expectAccessible(phone)
       // nothing wider than the phone's screen but scrolling tables
       expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width)
     }
+    await closeAll(dark, phone)
     for (const page of [alice, bob]) await page.setViewportSize(PHONE)
     await screenshot(bob, "wallet-phone")
     await expectAccessible(bob)

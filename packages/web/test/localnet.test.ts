@@ -10,7 +10,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { amountIn, launchBrowser, screenshot, startLocalNet, type LocalNetNode } from "./browser.ts"
-import { card, DESKTOP, expectAccessible, logIn, waitForBalance } from "./steps.ts"
+import { card, closeAll, DESKTOP, expectAccessible, logIn, waitForBalance } from "./steps.ts"
 
 let node: LocalNetNode
 let browser: Browser
@@ -30,8 +30,8 @@ const open = async (url: string): Promise<Page> => {
 
 describe("the pages in LocalNet's layout", () => {
   beforeAll(async () => {
-    node = await startLocalNet()
-    browser = await launchBrowser()
+    // the node starts in its own process meanwhile
+    ;[node, browser] = await Promise.all([startLocalNet(), launchBrowser()])
   }, 180_000)
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => undefined)
@@ -68,6 +68,7 @@ describe("the pages in LocalNet's layout", () => {
     expect([tree.includes("exercise AmuletRules_DevNet_Tap on AmuletRules"), tree.includes("create Amulet Contract")]).toEqual([true, true])
     await screenshot(explorer, "localnet-scan-update")
     await expectAccessible(explorer)
+    await closeAll(explorer)
   }, 120_000)
 
   it("/dev on the app user's ledger port shows the network, LocalNet's user, and advances time", async () => {

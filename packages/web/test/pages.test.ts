@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Page } from "playwright-core"
 import { screenshot } from "./browser.ts"
-import { balanceOf, expectAccessible, harness, logIn, sendOffer, waitForBalance } from "./steps.ts"
+import { balanceOf, closeAll, expectAccessible, harness, logIn, sendOffer, waitForBalance } from "./steps.ts"
 
 const h = harness()
 const openPage = (path: string): Promise<Page> => h.open(path)
@@ -34,6 +34,7 @@ describe("the web pages in Chromium", () => {
     await expectAccessible(page)
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "landing-phone")
+    await closeAll(page)
   })
 
   it("two users do a transfer offer end to end through /wallet", async () => {
@@ -75,6 +76,7 @@ describe("the web pages in Chromium", () => {
     await page.getByRole("heading", { name: "Recent updates" }).waitFor()
     await screenshot(page, "scan-home")
     await expectAccessible(page)
+    await closeAll(page)
   })
 
   it("/dev advances time and an offer expires on screen", async () => {
@@ -89,6 +91,7 @@ describe("the web pages in Chromium", () => {
     await expect.poll(async () => (await row.count()) === 0 || (await row.getByText("expired").count()) > 0, { timeout: 20_000 }).toBe(true)
     await screenshot(bob, "wallet-offer-expired")
     await screenshot(dev, "dev")
+    await closeAll(dev)
   })
 
   it("a snapshot restored in /dev brings the old state back on the wallet page", async () => {

@@ -32,8 +32,8 @@ export const harness = (): Harness => {
       return page
     },
     start: async () => {
-      node = await startNode()
-      browser = await launchBrowser()
+      // the node starts in its own process meanwhile
+      ;[node, browser] = await Promise.all([startNode(), launchBrowser()])
     },
     stop: async () => {
       for (const c of contexts) await c.close().catch(() => undefined)
@@ -41,6 +41,14 @@ export const harness = (): Harness => {
       await node?.stop()
     }
   }
+}
+
+/**
+ * Closes pages a test is done with: every open page refetches what it shows on each of the node's
+ * live events, so pages left open slow the node and the browser for the tests after.
+ */
+export const closeAll = async (...pages: ReadonlyArray<Page>) => {
+  for (const page of pages) await page.context().close()
 }
 
 export const expectAccessible = async (page: Page) => expect(await seriousViolations(page)).toEqual([])
