@@ -7,14 +7,18 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 // the two workers finish together. vitest orders files by their last duration, but only from its
 // cache (node_modules/.vite), which a fresh checkout lacks: then it starts the largest files first,
 // and the docs' tests (small files, long runs) came last.
+// By their durations in the fresh-clone CI run of 2026-11-28 15:13 (longest first).
 const LONGEST = [
-  "packages/cli/test/docs-commands.test.ts",
-  "packages/cli/test/docs-commands-economy.test.ts",
   "packages/web/test/flows.test.ts",
+  "packages/cli/test/docs-commands.test.ts",
   "packages/store/test/pglite-node.test.ts",
-  "packages/cli/test/cluster.test.ts",
+  "packages/web/test/pages.test.ts",
+  "packages/cli/test/docs-commands-economy.test.ts",
   "packages/cli/test/docs-commands-scenarios.test.ts",
-  "packages/cli/test/storage-commands.test.ts"
+  "packages/web/test/localnet.test.ts",
+  "packages/cli/test/cluster.test.ts",
+  "packages/cli/test/storage-commands.test.ts",
+  "packages/cli/test/crash.test.ts"
 ]
 
 class LongestFirst extends BaseSequencer {

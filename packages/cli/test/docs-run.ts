@@ -164,6 +164,9 @@ const stopAll = async (nodes: Array<Started>): Promise<void> => {
 
 const dropDocSchemas = () => Promise.all(DOC_SCHEMAS.map((schema) => Effect.runPromise(Effect.ignore(dropClusterSchema(postgresUrl, schema)))))
 
+/** A command that runs on its own, without a node (a simulation): the nodes of earlier blocks are stopped before it (each ticks every 50 ms). */
+const isOffline = (command: string): boolean => /^npx (sandnet simulate|tsx simulations\/)/.test(command)
+
 /** Runs one document's commands in order, in a fresh sandbox, and checks each block. */
 export const runDocument = async (blocks: ReadonlyArray<DocBlock>): Promise<void> => {
   const { dir, binDir } = makeSandbox()
@@ -181,7 +184,8 @@ export const runDocument = async (blocks: ReadonlyArray<DocBlock>): Promise<void
       const runnable = block.commands.filter((c) => NOT_RUN[c] === undefined)
       if (runnable.length === 0) continue
       const { script, starters } = scriptOf({ ...block, commands: runnable }, ports, logDir)
-      if (starters.length > 0) await stopAll(running)
+      // nodes keep running for the blocks that talk to them; a block of simulations talks to none
+      if (starters.length > 0 || runnable.every(isOffline)) await stopAll(running)
       const where = `${block.file}:${block.line}: ${runnable.join(" ; ")}`
       const run = await runChild("bash", ["-c", script], { cwd: dir, env, timeoutMillis: 600_000 })
       const output = `${run.stdout}${run.stderr}`
