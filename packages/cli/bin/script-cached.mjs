@@ -14,7 +14,8 @@
 // for another build of the same length would run. V8 itself rejects a cache of another V8
 // version or other flags; a rejected or missing cache only costs the compile it would have saved.
 // The caches are kept beside the script (packages/cli/dist); SANDNET_CODE_CACHE=<dir> keeps them in
-// <dir> instead, SANDNET_CODE_CACHE=off neither reads nor writes one (the start bench's uncached row).
+// <dir> instead (a directory only you can write: V8 runs the code it finds there), SANDNET_CODE_CACHE=off
+// neither reads nor writes one (the start bench's uncached row).
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import Module, { createRequire } from "node:module"
 import { dirname, join } from "node:path"
