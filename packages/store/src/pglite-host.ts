@@ -130,17 +130,17 @@ export const startPgliteEarly = (dataDir: string | undefined): void => {
   })
 }
 
-/** PGlite's thread for `data`: the one started early when it opened the same, else a new one. */
-export const openPgliteThread = async (data: PgliteThreadData): Promise<PgliteThread> => {
+/** PGlite's thread for `data`: the one started early when it opened the same (`startedEarly`), else a new one. */
+export const openPgliteThread = async (data: PgliteThreadData): Promise<PgliteThread & { readonly startedEarly: boolean }> => {
   const started = earlySlot[EARLY_SLOT]
   earlySlot[EARLY_SLOT] = undefined
   if (started !== undefined) {
     if (started.data.dataDir === data.dataDir && started.data.host === data.host && started.data.port === data.port) {
       started.keepProcessAlive()
       if (data.template !== undefined) started.useTemplate(data.template)
-      return started
+      return { ...started, startedEarly: true }
     }
     await started.close()
   }
-  return startPgliteThread(data)
+  return { ...startPgliteThread(data), startedEarly: false }
 }

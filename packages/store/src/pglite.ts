@@ -47,6 +47,8 @@ export interface EmbeddedPgliteInfo {
   /** Connection string of the socket server (one connection: taken by the store while it runs). */
   readonly url: string
   readonly origin: PgliteOrigin
+  /** Its thread was started with the process (`startPgliteEarly`) and adopted here. */
+  readonly startedEarly: boolean
   readonly timings: {
     /** preparing `pgdata` (template creation and/or copy), ms */
     readonly prepareMs: number
@@ -73,7 +75,7 @@ const pgliteThread = (data: PgliteThreadData, dataDir: string) =>
   ).pipe(
     Effect.flatMap((thread) =>
       Effect.tryPromise({
-        try: () => thread.ready,
+        try: () => thread.ready.then((ready) => ({ ...ready, startedEarly: thread.startedEarly })),
         catch: (cause) =>
           cause instanceof PgliteThreadFailure && cause.kind === "config"
             ? new StoreConfigError({ option: "dataDir", message: cause.message })
@@ -119,7 +121,7 @@ export const pgliteLayer = (
 
       const template = options.template ?? (yield* Effect.try({ try: defaultTemplateDir, catch: fail("no template directory") }))
       const ready = yield* pgliteThread({ dataDir, pgdata, host, port: options.port ?? 0, template }, dataDir)
-      const { port, origin } = ready
+      const { port, origin, startedEarly } = ready
       const served = performance.now()
 
       const client = yield* PgClient.make({
@@ -140,6 +142,7 @@ export const pgliteLayer = (
         port,
         url: `postgres://postgres@${host}:${port}/postgres`,
         origin,
+        startedEarly,
         timings: {
           prepareMs: ready.timings.prepareMs,
           openMs: ready.timings.openMs,

@@ -44,7 +44,7 @@ export const storageLayer = (
         Layer.effect(
           StorageInfo,
           Effect.map(EmbeddedPglite, (info) => ({
-            text: `PGlite in ${info.dataDir} (${info.origin === "existing" ? "reopened" : info.origin === "initdb" ? "initialised" : "new, from the template"}, ${(info.timings.totalMs / 1000).toFixed(2)} s)`
+            text: `PGlite in ${info.dataDir} (${info.origin === "existing" ? "reopened" : info.origin === "initdb" ? "initialised" : "new, from the template"}, ${(info.timings.totalMs / 1000).toFixed(2)} s${info.startedEarly ? "; its thread started with the process" : ""})`
           }))
         ).pipe(Layer.provide(store))
       )

@@ -1,0 +1,43 @@
+/**
+ * A start on the embedded database starts PGlite's thread before it loads the rest of the program
+ * (src/early-pglite.ts), and the store adopts that thread instead of starting a second one: the
+ * ready lines say so. Both ways a start runs: bin/sandnet.js (the code-cached script) and the ES
+ * module bundle (dist/sandnet.mjs).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { bin, freePort, root } from "./node-support.ts"
+
+const dirs: Array<string> = []
+afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
+
+/** The storage line of a start of `entry` on a new data directory, then the node is stopped. */
+const storageLineOf = async (entry: string): Promise<string> => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-early-"))
+  dirs.push(dataDir)
+  const child = spawn(process.execPath, [entry, "start", "--data-dir", dataDir, "--port", String(await freePort())], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
+  child.stderr!.on("data", (d: Buffer) => (output += d.toString()))
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  try {
+    for (let i = 0; i < 1200 && !/^\s+storage .*$/m.test(output); i++) await new Promise((r) => setTimeout(r, 50))
+    return /^\s+storage\s+(.*)$/m.exec(output)?.[1] ?? `no storage line in:\n${output}`
+  } finally {
+    child.kill("SIGTERM")
+    await exited
+  }
+}
+
+describe("PGlite's thread started with the process", () => {
+  it("is adopted by the store when the command runs from its code-cached script", async () => {
+    expect(await storageLineOf(bin)).toMatch(/^PGlite in .* \(new, from the template, [\d.]+ s; its thread started with the process\)$/)
+  }, 120_000)
+
+  it("is adopted by the store when the command runs from the ES module bundle", async () => {
+    expect(await storageLineOf(path.join(root, "packages/cli/dist/sandnet.mjs"))).toMatch(/its thread started with the process\)$/)
+  }, 120_000)
+})
