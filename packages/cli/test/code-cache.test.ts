@@ -4,12 +4,12 @@
  * that cannot be written costs nothing but the cache. Each case keeps its caches in a directory of
  * its own (SANDNET_CODE_CACHE=<dir>), so that other tests' starts do not touch them.
  */
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { bin, freePort, root } from "./node-support.ts"
+import { bin, root, startNode, stop } from "./node-support.ts"
 
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
@@ -23,28 +23,16 @@ const cacheDir = (): string => {
 /** The build id on the start script's first line, as the loader reads it. */
 const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/sandnet.cjs"), "utf8"))![1]!
 
-/** Starts an in-memory node with SANDNET_CODE_CACHE=`setting`, waits for its ready lines and a health answer, stops it. */
+/** Starts an in-memory node with SANDNET_CODE_CACHE=`setting`, asks its health, stops it. */
 const startAndStop = async (setting: string): Promise<{ readonly health: number; readonly output: string }> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [bin, "start", "--in-memory", "--port", String(port)], {
-    cwd: root,
-    env: { ...process.env, SANDNET_CODE_CACHE: setting },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()))
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+  const node = await startNode(["--in-memory"], root, { env: { ...process.env, SANDNET_CODE_CACHE: setting } })
   try {
-    for (let i = 0; i < 1200 && !output.includes("Sandnet node ready"); i++) await new Promise((r) => setTimeout(r, 50))
-    expect(output).toContain("Sandnet node ready")
-    const health = (await fetch(`http://127.0.0.1:${port}/sandnet/health`)).status
+    const health = (await fetch(`${node.url}/sandnet/health`)).status
     // the cache is written just after the ready lines
     await new Promise((r) => setTimeout(r, 300))
-    return { health, output }
+    return { health, output: node.output() }
   } finally {
-    child.kill("SIGTERM")
-    await exited
+    await stop(node, "SIGTERM")
   }
 }
 

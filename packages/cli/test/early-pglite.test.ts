@@ -4,12 +4,11 @@
  * ready lines say so. Both ways a start runs: bin/sandnet.js (the code-cached script) and the ES
  * module bundle (dist/sandnet.mjs).
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { bin, freePort, root } from "./node-support.ts"
+import { bin, root, startNode, stop } from "./node-support.ts"
 
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
@@ -18,18 +17,9 @@ afterAll(() => dirs.forEach((dir) => fs.rmSync(dir, { recursive: true, force: tr
 const storageLineOf = async (entry: string): Promise<string> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-early-"))
   dirs.push(dataDir)
-  const child = spawn(process.execPath, [entry, "start", "--data-dir", dataDir, "--port", String(await freePort())], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
-  child.stderr!.on("data", (d: Buffer) => (output += d.toString()))
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
-  try {
-    for (let i = 0; i < 1200 && !/^\s+storage .*$/m.test(output); i++) await new Promise((r) => setTimeout(r, 50))
-    return /^\s+storage\s+(.*)$/m.exec(output)?.[1] ?? `no storage line in:\n${output}`
-  } finally {
-    child.kill("SIGTERM")
-    await exited
-  }
+  const node = await startNode(["--data-dir", dataDir], root, { entry })
+  await stop(node, "SIGTERM")
+  return /^\s+storage\s+(.*)$/m.exec(node.output())?.[1] ?? `no storage line in:\n${node.output()}`
 }
 
 describe("PGlite's thread started with the process", () => {

@@ -29,9 +29,14 @@ export interface RunningNode {
   readonly output: () => string
 }
 
-export const startNode = async (args: ReadonlyArray<string>, cwd: string): Promise<RunningNode> => {
+/** `sandnet start` on a free port, once ready; `entry` runs another build of the command (the ES module bundle), `env` its environment. */
+export const startNode = async (
+  args: ReadonlyArray<string>,
+  cwd: string,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly entry?: string } = {}
+): Promise<RunningNode> => {
   const port = await freePort()
-  const child = spawn(process.execPath, [bin, "start", "--port", String(port), ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [options.entry ?? bin, "start", "--port", String(port), ...args], { cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()))

@@ -118,7 +118,7 @@ const earlySlot = globalThis as { [EARLY_SLOT]?: EarlyThread | undefined }
  * would exit (the start failed earlier), it is closed cleanly.
  */
 export const startPgliteEarly = (dataDir: string | undefined): void => {
-  // started already (the start script's loader did, then handed the arguments to the full command line)
+  // started already: bin/script-cached.mjs starts it before the command line's script, which asks again
   if (earlySlot[EARLY_SLOT] !== undefined) return
   const resolved = path.resolve(dataDir ?? DEFAULT_DATA_DIR)
   const thread = startPgliteThread({ dataDir: resolved, pgdata: path.join(resolved, "pgdata"), host: "127.0.0.1", port: 0 }, false)
