@@ -15,7 +15,7 @@ import { dropClusterSchema } from "@sandnet/store"
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import * as net from "node:net"
+import { freePort } from "./startup.ts"
 
 export interface ClusterBenchRow {
   readonly layout: string
@@ -34,16 +34,8 @@ const OFFERS = 600
 const CLIENTS = 16
 const SEQUENTIAL = 60
 
-const postgresUrl = () => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port"))))
-    })
-  })
+/** The PostgreSQL server the benches use: SANDNET_BENCH_POSTGRES_URL, else DATABASE_URL, else the local test server. */
+export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 interface Started {
   readonly child: ChildProcess

@@ -12,12 +12,13 @@
 import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { devTokenAt } from "@sandnet/http"
-import { dropSchema } from "@sandnet/store"
+import { dropClusterSchema } from "@sandnet/store"
 import { Effect, Redacted } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { postgresUrl } from "./cluster.ts"
 import { cpuOf, freePort, stop } from "./startup.ts"
 
 export interface RestartRun {
@@ -163,9 +164,7 @@ const restartOnPglite = async (bin: string, offers: number): Promise<RestartRun>
   }
 }
 
-const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
-
-/** Runs `use` with a PostgreSQL client on `url` (throws when the server cannot be reached). */
+/** Runs `use` with a PostgreSQL client on `url` (throws when the server cannot be reached): the reachability check. */
 const withPostgres = <A>(url: string, use: Effect.Effect<A, unknown, Pg.PgClient | SqlClient>): Promise<A> =>
   Effect.runPromise(Effect.scoped(use.pipe(Effect.provide(Pg.layer({ url: Redacted.make(url), maxConnections: 1 })))))
 
@@ -175,7 +174,7 @@ const restartOnPostgres = async (bin: string, url: string, offers: number): Prom
   try {
     return await restartOn(bin, { kind: "postgres", url, schema }, offers)
   } finally {
-    await withPostgres(url, dropSchema(schema)).catch(() => {})
+    await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
   }
 }
 
