@@ -25,6 +25,12 @@ export interface InFlightContract extends ReassignmentMove {
   readonly lifecycle: SnapshotFrom<typeof reassignmentMachine>
 }
 
+/** Told when a contract of the watched template becomes active here (true) or stops being active (false). */
+export type TemplateWatcher = (contract: ActiveContract, active: boolean) => void
+
+/** Most watchers one ACS keeps (each is a view derived from it, such as the wallet's holding totals). */
+export const MAX_TEMPLATE_WATCHERS = 16
+
 export class ActiveContractSet {
   private readonly contracts = new Map<ContractId, ActiveContract>()
   /** By template and stakeholder, the contracts themselves (not their ids): reads walk them without a lookup each. */
@@ -33,6 +39,17 @@ export class ActiveContractSet {
   private readonly inFlight = new Map<ContractId, InFlightContract>()
   /** Told of every contract that becomes active (with it) or stops being active (undefined): the node's stored ACS index follows it. */
   onChange: ((contractId: ContractId, contract: ActiveContract | undefined) => void) | undefined = undefined
+  private readonly watchers = new Map<string, Array<TemplateWatcher>>()
+  private watcherCount = 0
+
+  /** Tells `watcher` of every contract of `templateId` that becomes active or stops being active from now on. */
+  watchTemplate(templateId: string, watcher: TemplateWatcher): void {
+    invariant(this.watcherCount < MAX_TEMPLATE_WATCHERS, () => `an ACS keeps at most ${MAX_TEMPLATE_WATCHERS} template watchers`)
+    const list = this.watchers.get(templateId)
+    if (list === undefined) this.watchers.set(templateId, [watcher])
+    else list.push(watcher)
+    this.watcherCount += 1
+  }
 
   get size(): number {
     return this.contracts.size
@@ -54,6 +71,8 @@ export class ActiveContractSet {
     if (byParty === undefined) this.index.set(contract.created.templateId, (byParty = new Map()))
     for (const party of contract.created.signatories) this.indexUnder(byParty, party, id, contract)
     for (const party of contract.created.observers) this.indexUnder(byParty, party, id, contract)
+    const watchers = this.watchers.get(contract.created.templateId)
+    if (watchers !== undefined) for (const watcher of watchers) watcher(contract, true)
     this.onChange?.(id, contract)
   }
 
@@ -74,6 +93,8 @@ export class ActiveContractSet {
       for (const party of contract.created.signatories) byParty.get(party)?.delete(contractId)
       for (const party of contract.created.observers) byParty.get(party)?.delete(contractId)
     }
+    const watchers = this.watchers.get(contract.created.templateId)
+    if (watchers !== undefined) for (const watcher of watchers) watcher(contract, false)
     this.onChange?.(contractId, undefined)
     return contract
   }

@@ -4,7 +4,7 @@
  * requests, tracking ids, delegations). Pure queries of the node's ledger and the wallet's records.
  */
 import { Either } from "effect"
-import { amountOf, formatAmount, invariant, type ActiveContract, type Amount, type ContractId, type Micros, type PartyId } from "@sandnet/core"
+import { amountOf, formatAmount, type ActiveContract, type ContractId, type Micros, type PartyId } from "@sandnet/core"
 import {
   AcceptedTransferOffer,
   AppRewardCoupon,
@@ -17,7 +17,6 @@ import {
   ValidatorLivenessActivityRecord,
   ValidatorRewardCoupon,
   currentAmount,
-  initialAmount,
   type AcceptedTransferOfferPayload,
   type CoinPayload,
   type LockedCoinPayload,
@@ -29,6 +28,7 @@ import { transferOfferMachine } from "../machines/transfer-offer.ts"
 import { renderContract, type ContractJson } from "../scan/json/contracts.ts"
 import type * as Api from "./api.ts"
 import { payloadOf, type WalletContext } from "./context.ts"
+import { holdingTotalsOf, type HoldingTotals } from "./holding-totals.ts"
 import { TrackingIdNotFound, type WalletError } from "./errors.ts"
 import { trackingKey, type TrackedKind } from "./journal.ts"
 import { restoreSnapshot } from "./snapshots.ts"
@@ -52,31 +52,9 @@ export const coinsOf = (wallet: WalletContext, party: PartyId): ReadonlyArray<Ac
 export const lockedCoinsOf = (wallet: WalletContext, party: PartyId): ReadonlyArray<ActiveContract> =>
   wallet.participant.logic.acs.listOfTemplate(LockedCoin.templateId, party, (c) => payloadOf<LockedCoinPayload>(c).coin.owner === party)
 
-/** The party's balance: sum of its holdings' current amounts, with the holding fees they accrued. */
-export const balanceOf = (wallet: WalletContext, party: PartyId, now: Micros): { readonly round: number; readonly unlocked: Amount; readonly locked: Amount; readonly holdingFees: Amount } => {
-  const round = currentRound(wallet, now)
-  let unlocked = 0n
-  let locked = 0n
-  let holdingFees = 0n
-  // The ACS's views walked in place (every transfer checks its receiver's balance).
-  const acs = wallet.participant.logic.acs
-  for (const c of acs.ofTemplate(Coin.templateId, party)) {
-    const payload = payloadOf<CoinPayload>(c)
-    if (payload.owner !== party) continue
-    const value = currentAmount(payload.amount, round)
-    unlocked += value
-    holdingFees += initialAmount(payload.amount) - value
-  }
-  for (const c of acs.ofTemplate(LockedCoin.templateId, party)) {
-    const coin = payloadOf<LockedCoinPayload>(c).coin
-    if (coin.owner !== party) continue
-    const value = currentAmount(coin.amount, round)
-    locked += value
-    holdingFees += initialAmount(coin.amount) - value
-  }
-  invariant(unlocked >= 0n && locked >= 0n && holdingFees >= 0n, "balances are never negative")
-  return { round, unlocked, locked, holdingFees }
-}
+/** The party's balance: sum of its holdings' current amounts, with the holding fees they accrued (kept up to date, holding-totals.ts). */
+export const balanceOf = (wallet: WalletContext, party: PartyId, now: Micros): HoldingTotals =>
+  holdingTotalsOf(wallet.participant.logic.acs, party, currentRound(wallet, now))
 
 export const getBalance = (wallet: WalletContext, user: string, now: Micros): Either.Either<Api.GetBalanceResponse, WalletError> =>
   Either.map(wallet.partyOf(user), (party) => {
