@@ -8,7 +8,8 @@
  * journal entry, and as JavaScript strings they were copied by each young-generation collection
  * they survived (`node --trace-gc` of `sandnet bench --only load`: scavenges took 1.8 s of a run,
  * 1.4 s with the bytes outside). The entries of one write share one exact-size buffer (no pool
- * slack); a snapshot body, which a later write may replace or delete, has a buffer of its own.
+ * slack). Snapshot bodies, which later writes replace or delete, stay strings: a buffer each cost
+ * more to allocate than the collections it saved.
  *
  * A `MemoryBacking` outlives the layers built on it: releasing a layer and building another one on
  * the same backing is a "restart" that keeps everything (a simulated node crash and recovery).
@@ -28,17 +29,10 @@ interface StoredEntry {
 
 const textOf = (entry: StoredEntry): string => entry.bytes.toString("utf8", entry.start, entry.end)
 
-/** A body's JSON in a buffer of its exact size (not a slice of Node's shared pool, which a kept slice would hold whole). */
-const exactBytes = (json: string): Buffer => {
-  const bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json, "utf8"))
-  bytes.write(json, 0, "utf8")
-  return bytes
-}
-
 /** The data of an in-memory store, shareable between successive layers. */
 export interface MemoryBacking {
   readonly streams: Map<string, Array<StoredEntry>>
-  readonly snapshots: Map<string, Map<string, Buffer>>
+  readonly snapshots: Map<string, Map<string, string>>
 }
 
 export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map() })
@@ -76,7 +70,7 @@ const applyWrite = (backing: MemoryBacking, prepared: PreparedWrite): void => {
         area = new Map()
         backing.snapshots.set(op.stream, area)
       }
-      area.set(op.key, exactBytes(op.json))
+      area.set(op.key, op.json)
     }
   }
 }
@@ -136,13 +130,13 @@ const memoryReads = (backing: MemoryBacking): Pick<StoreCore, "readStream" | "st
   getSnapshot: (stream, key) =>
     Effect.sync(() => {
       const json = backing.snapshots.get(stream)?.get(key)
-      return json === undefined ? Option.none() : Option.some<unknown>(JSON.parse(json.toString("utf8")))
+      return json === undefined ? Option.none() : Option.some<unknown>(JSON.parse(json))
     }),
   listSnapshots: (stream, prefix) =>
     Effect.sync(() => {
       const area = backing.snapshots.get(stream)
       if (area === undefined) return []
       const keys = [...area.keys()].filter((key) => key.startsWith(prefix)).sort(compareCodePoints)
-      return keys.map((key): SnapshotEntry => ({ stream, key, body: JSON.parse(area.get(key)!.toString("utf8")) }))
+      return keys.map((key): SnapshotEntry => ({ stream, key, body: JSON.parse(area.get(key)!) }))
     })
 })
