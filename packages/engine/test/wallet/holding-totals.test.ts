@@ -22,7 +22,7 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
 describe("kept holding totals", () => {
   it("equal the sum over the party's holdings after every tap, offer, token-standard transfer, merge and round", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 10 }), (steps) =>
+      fc.asyncProperty(fc.array(stepArb, { minLength: 1, maxLength: 14 }), (steps) =>
         Effect.runPromise(
           Effect.gen(function* () {
             // merges from the third holding on, so that the automation archives coins too
@@ -65,7 +65,7 @@ describe("kept holding totals", () => {
           })
         )
       ),
-      { numRuns: 15 }
+      { numRuns: 40 }
     )
   }, 120_000)
 })
