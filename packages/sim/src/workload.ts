@@ -441,6 +441,9 @@ export class Workload {
   /** The receiver accepts or rejects, or the sender withdraws, or nobody does and it expires. */
   private decide(d: WorkloadDecide, now: Micros): Effect.Effect<void> {
     return Effect.gen(this, function* () {
+      // Once the workload stops nobody decides any more (what is left open expires later), as the
+      // automations stop: a decision drawn for the run's last instant would still be in flight at its end.
+      if (now >= this.stopAt) return
       const sender = this.parties[d.sender]
       const receiver = this.parties[d.receiver]
       if (sender === undefined || receiver === undefined) return
@@ -448,7 +451,6 @@ export class Workload {
       const draw = this.random.unsafeNext()
       const choice = draw < config.acceptProbability ? "accept" : draw < config.acceptProbability + config.rejectProbability ? "reject" : draw < config.acceptProbability + config.rejectProbability + config.withdrawProbability ? "withdraw" : "none"
       if (choice === "none") return
-      void now
       if (d.kind === "offer") {
         const record = sender.wallet.state.offers.get(trackingKey(sender.party, "transferOffer", d.trackingId))
         if (record === undefined || record.offer.state !== "created") return
