@@ -317,7 +317,7 @@ export class Workload {
   receive(message: Message): Effect.Effect<void> {
     return Effect.flatMap(this.now(), (now) => {
       if (message._tag === "WorkloadDecide") return this.decide(message as WorkloadDecide, now)
-      if (message._tag === "WorkloadVote") return this.castVote(message as WorkloadVote)
+      if (message._tag === "WorkloadVote") return this.castVote(message as WorkloadVote, now)
       if (message._tag !== "WorkloadTick") return Effect.void
       const kind = (message as WorkloadTick).kind
       // The next tick is drawn after this one's work (the order of the random draws).
@@ -537,8 +537,10 @@ export class Workload {
     })
   }
 
-  private castVote(v: WorkloadVote): Effect.Effect<void> {
+  private castVote(v: WorkloadVote, now: Micros): Effect.Effect<void> {
     return Effect.gen(this, function* () {
+      // As decisions: no vote is cast once the workload stopped (the request times out).
+      if (now >= this.stopAt) return
       const sv = this.network.superValidators[v.svIndex]!
       const accept = this.random.unsafeChance(this.workload.votes!.acceptProbability)
       const rules = DsoView.of(this.network, v.svIndex).dsoRules()

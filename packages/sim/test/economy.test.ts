@@ -58,6 +58,27 @@ workload:
     expect(result.summary.workload.economy!.tokenTransfersCompleted).toBeGreaterThan(0)
   }, 120_000)
 
+  it("casts no vote once the workload stopped (a request's votes come up to 41 minutes after it)", async () => {
+    const scenario = scenarioOf(`
+name: votes-after-stop
+duration: 30m
+settle: 15m
+topology: { superValidators: 4, validators: 1, synchronizers: [global-synchronizer], parties: 3 }
+workload:
+  initialTap: 100
+  featuredProviders: 1
+  votes: { perHour: 20 }
+`)
+    const result = await run(scenario, { seed: 5 })
+    expect(violationsOf(result)).toEqual([])
+    const stop = result.start + result.workloadDuration
+    const casts = result.network.superValidators.flatMap((sv) =>
+      sv.participant.logic.journal.flatMap((e) => (e._tag === "CommandSubmitted" && e.commandId.startsWith("vote-cast-") ? [e.at] : []))
+    )
+    expect(casts.length).toBeGreaterThan(0)
+    expect(casts.filter((at) => at >= stop)).toEqual([])
+  }, 120_000)
+
   it("conserves coin whatever the mix: every coin minted by taps or rewards, burned by traffic, dust or holding fees", async () => {
     await fc.assert(
       fc.asyncProperty(
