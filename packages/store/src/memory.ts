@@ -14,10 +14,11 @@
  * A `MemoryBacking` outlives the layers built on it: releasing a layer and building another one on
  * the same backing is a "restart" that keeps everything (a simulated node crash and recovery).
  */
-import { Effect, Option, type Scope } from "effect"
+import { Effect, Either, Option, type Scope } from "effect"
 import { type DuplicateSequence, type SequenceGap, StoreClosed } from "./errors.ts"
 import { checkHeads, compareCodePoints, type JournalEntry, type PreparedWrite, type SnapshotEntry, type StoreStats } from "./model.ts"
 import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
+import { offerWriteNow } from "./sync-write.ts"
 
 interface StoredEntry {
   readonly kind: string
@@ -81,20 +82,21 @@ export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStor
     let closed = false
     yield* Effect.addFinalizer(() => Effect.sync(() => void (closed = true)))
     const counters = { commits: 0, writes: 0, entries: 0, snapshotOps: 0 }
+    /** A write, checked and applied in the call (also offered as the store's synchronous write, sync-write.ts). */
+    const writeNow = (prepared: PreparedWrite): Either.Either<void, StoreClosed | SequenceGap | DuplicateSequence> => {
+      if (closed) return Either.left(new StoreClosed())
+      const rejected = checkHeads(prepared, (stream) => headOf(backing, stream))
+      if (rejected !== undefined) return Either.left(rejected)
+      applyWrite(backing, prepared)
+      counters.commits += 1
+      counters.writes += 1
+      counters.entries += prepared.entries.length
+      counters.snapshotOps += prepared.snapshotOps.length
+      return Either.void
+    }
 
-    return makeService({
-      write: (prepared) =>
-        Effect.suspend((): Effect.Effect<void, StoreClosed | SequenceGap | DuplicateSequence> => {
-          if (closed) return Effect.fail(new StoreClosed())
-          const rejected = checkHeads(prepared, (stream) => headOf(backing, stream))
-          if (rejected !== undefined) return Effect.fail(rejected)
-          applyWrite(backing, prepared)
-          counters.commits += 1
-          counters.writes += 1
-          counters.entries += prepared.entries.length
-          counters.snapshotOps += prepared.snapshotOps.length
-          return Effect.void
-        }),
+    const service = makeService({
+      write: (prepared) => Effect.suspend(() => writeNow(prepared)),
       reset: (stream) =>
         Effect.suspend(() => {
           if (closed) return Effect.fail(new StoreClosed())
@@ -110,6 +112,7 @@ export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStor
       ...memoryReads(backing),
       stats: Effect.sync((): StoreStats => ({ ...counters }))
     })
+    return offerWriteNow(service, writeNow)
   })
 
 /** The store's reads; bodies parsed from their JSON text on every read. */
