@@ -13,7 +13,7 @@
  */
 import { invariant, type ActiveContract, type Amount, type PartyId } from "@sandnet/core"
 import { Coin, currentAmount, initialAmount, LockedCoin, type CoinPayload, type ExpiringAmount, type LockedCoinPayload } from "../coin/index.ts"
-import type { ActiveContractSet } from "../ledger/acs.ts"
+import { stakeholdersOf, type ActiveContractSet } from "../ledger/acs.ts"
 
 export interface HoldingTotals {
   readonly round: number
@@ -37,27 +37,27 @@ const coinOf = (contract: ActiveContract): { readonly owner: PartyId; readonly a
     ? (contract.created.createArguments as unknown as CoinPayload)
     : (contract.created.createArguments as unknown as LockedCoinPayload).coin
 
+/** The current amounts of the party's own holdings of one template at `round`, and the fees they accrued. */
+const sumOfTemplate = (acs: ActiveContractSet, templateId: string, party: PartyId, round: number): { readonly value: Amount; readonly fees: Amount } => {
+  let value = 0n
+  let fees = 0n
+  for (const c of acs.ofTemplate(templateId, party)) {
+    const coin = coinOf(c)
+    if (coin.owner !== party) continue
+    const current = currentAmount(coin.amount, round)
+    value += current
+    fees += initialAmount(coin.amount) - current
+  }
+  return { value, fees }
+}
+
 /** The party's holding totals at `round`, summed over its active coins and locked coins. */
 export const sumHoldings = (acs: ActiveContractSet, party: PartyId, round: number): HoldingTotals => {
-  let unlocked = 0n
-  let locked = 0n
-  let holdingFees = 0n
-  for (const c of acs.ofTemplate(Coin.templateId, party)) {
-    const coin = coinOf(c)
-    if (coin.owner !== party) continue
-    const value = currentAmount(coin.amount, round)
-    unlocked += value
-    holdingFees += initialAmount(coin.amount) - value
-  }
-  for (const c of acs.ofTemplate(LockedCoin.templateId, party)) {
-    const coin = coinOf(c)
-    if (coin.owner !== party) continue
-    const value = currentAmount(coin.amount, round)
-    locked += value
-    holdingFees += initialAmount(coin.amount) - value
-  }
-  invariant(unlocked >= 0n && locked >= 0n && holdingFees >= 0n, "balances are never negative")
-  return { round, unlocked, locked, holdingFees }
+  const unlocked = sumOfTemplate(acs, Coin.templateId, party, round)
+  const locked = sumOfTemplate(acs, LockedCoin.templateId, party, round)
+  const totals = { round, unlocked: unlocked.value, locked: locked.value, holdingFees: unlocked.fees + locked.fees }
+  invariant(totals.unlocked >= 0n && totals.locked >= 0n && totals.holdingFees >= 0n, "balances are never negative")
+  return totals
 }
 
 class KeptHoldingTotals {
@@ -82,7 +82,7 @@ class KeptHoldingTotals {
     const coin = coinOf(contract)
     const kept = this.byParty.get(coin.owner)
     if (kept === undefined) return
-    if (!contract.created.signatories.includes(coin.owner) && !contract.created.observers.includes(coin.owner)) return
+    if (!stakeholdersOf(contract).includes(coin.owner)) return
     const value = currentAmount(coin.amount, kept.round)
     const fee = initialAmount(coin.amount) - value
     const sign = active ? 1n : -1n
