@@ -18,6 +18,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlClient } from "@effect/sql/SqlClient"
 import { Context, Duration, Effect, Layer } from "effect"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { PgliteStartupError, StoreConfigError } from "./errors.ts"
 import { defaultTemplateDir, ensureTemplate, type PgliteOrigin } from "./pglite-files.ts"
@@ -85,6 +86,24 @@ const pgliteThread = (data: PgliteThreadData, dataDir: string) =>
   )
 
 /**
+ * Loads the PostgreSQL driver (node-postgres, which sandnet's bundle loads at its first use) on the
+ * event loop's next turn: this thread waits for PGlite's to open the database, so the 80 to 100 ms
+ * the driver takes to load (its modules, and Node's fetch internals that its runtime check touches)
+ * come off the start's critical path (`node --cpu-prof` of a restart: the main thread idle 400 ms
+ * for PGlite, then loading the driver before it could connect). Node's module cache makes the
+ * bundle's own later require instant. A failure here is left to that require, which reports it.
+ */
+const preloadPgDriver = (): void => {
+  setImmediate(() => {
+    try {
+      createRequire(import.meta.url)("pg")
+    } catch {
+      // reported by the connection's own require
+    }
+  })
+}
+
+/**
  * Creates the template data directory if it does not exist yet (e.g. from a `prepare` step or a
  * test setup), so that no node start pays for initdb. Returns where it is and whether it was created.
  */
@@ -120,6 +139,7 @@ export const pgliteLayer = (
         new PgliteStartupError({ dataDir, message: `${message}: ${cause instanceof Error ? cause.message : String(cause)}`, cause })
 
       const template = options.template ?? (yield* Effect.try({ try: defaultTemplateDir, catch: fail("no template directory") }))
+      preloadPgDriver()
       const ready = yield* pgliteThread({ dataDir, pgdata, host, port: options.port ?? 0, template }, dataDir)
       const { port, origin, startedEarly } = ready
       const served = performance.now()
