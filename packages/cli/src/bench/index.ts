@@ -16,6 +16,7 @@ import { machineInfo, type MachineInfo } from "./machine.ts"
 import type { BenchSection } from "./sections.ts"
 import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
 import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
+import { benchSwarm, renderSwarm, type SwarmBench } from "./swarm.ts"
 
 export interface BenchReport {
   readonly machine: MachineInfo
@@ -29,6 +30,7 @@ export interface BenchReport {
   readonly advance?: AdvanceBench | undefined
   readonly memory?: MemoryBench | undefined
   readonly restart?: RestartBench | undefined
+  readonly swarm?: SwarmBench | undefined
 }
 
 const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
@@ -90,6 +92,7 @@ export const renderReport = (report: BenchReport): string => {
   if (report.advance !== undefined) lines.push(...renderAdvance(report.advance))
   if (report.memory !== undefined) lines.push(...renderMemory(report.memory))
   if (report.restart !== undefined) lines.push(...renderRestart(report.restart))
+  if (report.swarm !== undefined) lines.push(...renderSwarm(report.swarm))
   return lines.join("\n")
 }
 
@@ -113,7 +116,8 @@ export const runBench = async (options: {
     startup: wanted("startup") ? await benchStartup() : undefined,
     advance: wanted("advance") ? await benchAdvance() : undefined,
     memory: wanted("memory") ? await benchMemory() : undefined,
-    restart: wanted("restart") ? await benchRestart() : undefined
+    restart: wanted("restart") ? await benchRestart() : undefined,
+    swarm: wanted("swarm") ? await benchSwarm() : undefined
   }
   const text = renderReport(report)
   if (options.write !== undefined) writeFileSync(options.write, text + "\n")
