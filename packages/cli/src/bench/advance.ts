@@ -8,7 +8,7 @@
  * the node stops serving.
  */
 import { type Micros, MICROS_PER_DAY } from "@sandnet/core"
-import { ADVANCE_NORMAL_PACE_MICROS, ADVANCE_STEP_MICROS, NodeRuntime, nodeStorageLayer, persistentNodeRuntimeLayer, type NodeRuntimeService } from "@sandnet/node"
+import { ADVANCE_NORMAL_PACE_MICROS, ADVANCE_STEP_MICROS, NodeRuntime, nodeStorageLayerWith, persistentNodeRuntimeLayer, type NodeRuntimeService } from "@sandnet/node"
 import { EventStore } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import * as v8 from "node:v8"
@@ -35,7 +35,7 @@ const ONE_SHOT_DAYS = [1, 10] as const
 /** A node as `sandnet start --in-memory` runs it, advancing in steps of `step` (undefined: the default). */
 const withNode = async <A>(step: Micros | undefined, body: (runtime: NodeRuntimeService) => Promise<A>): Promise<A> => {
   const scope = Effect.runSync(Scope.make())
-  const storage = nodeStorageLayer.pipe(Layer.provideMerge(EventStore.memory))
+  const storage = nodeStorageLayerWith({ keepsIndexes: false }).pipe(Layer.provideMerge(EventStore.memory))
   const layer = persistentNodeRuntimeLayer({ wallets: true, automation: true, ...(step === undefined ? {} : { advanceStepMicros: step }) }).pipe(Layer.provideMerge(storage))
   const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
   try {

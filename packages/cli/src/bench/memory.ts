@@ -77,9 +77,9 @@ const headsOf = (store: EventStore["Type"]) =>
     return heads
   })
 
-const measure = (label: string, storeContext: Context.Context<EventStore>) =>
+const measure = (label: string, storeContext: Context.Context<EventStore>, keepsIndexes: boolean) =>
   Effect.gen(function* () {
-    const node = yield* startOfferNode(storeContext)
+    const node = yield* startOfferNode(storeContext, keepsIndexes)
     yield* Effect.promise(() => node.load(0, WARMUP))
     const heads = yield* headsOf(node.store)
     const before = sample()
@@ -105,13 +105,13 @@ export const benchMemory = async (): Promise<MemoryBench> => {
   const rows: Array<MemoryBenchRow> = []
   const skipped: Array<string> = []
   rows.push(
-    await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => measure("in memory (`--in-memory`)", ctx))))
+    await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => measure("in memory (`--in-memory`)", ctx, false))))
   )
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-memory-"))
   try {
     const pglite = Effect.scoped(
       Effect.flatMap(Layer.build(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir })))), (ctx) =>
-        measure("PGlite (embedded data directory)", ctx)
+        measure("PGlite (embedded data directory)", ctx, true)
       )
     )
     rows.push(await Effect.runPromise(pglite))

@@ -12,7 +12,7 @@ import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { TransferOffer } from "@sandnet/engine"
 import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
-import { NodeRuntime, nodeStorageLayer, persistentNodeRuntimeLayer, storedUserManagementLayer, type EngineInstance } from "@sandnet/node"
+import { NodeRuntime, nodeStorageLayerWith, persistentNodeRuntimeLayer, storedUserManagementLayer, type EngineInstance } from "@sandnet/node"
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
@@ -56,11 +56,14 @@ const WARMUP = 100
 type Post = (token: string, path: string, body: unknown) => Promise<Response>
 type OfferRequest = (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
 
-/** A node as `sandnet start` composes it, on port 0, on the EventStore in `storeContext`, ready for the offer load. */
-export const startOfferNode = (storeContext: Context.Context<EventStore>) =>
+/**
+ * A node as `sandnet start` composes it, on port 0, on the EventStore in `storeContext`, ready for the
+ * offer load; `keepsIndexes` false as `start --in-memory` has it on the memory store.
+ */
+export const startOfferNode = (storeContext: Context.Context<EventStore>, keepsIndexes: boolean) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
-    const storage = nodeStorageLayer.pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
+    const storage = nodeStorageLayerWith({ keepsIndexes }).pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
     const runtime = persistentNodeRuntimeLayer({ wallets: true }).pipe(Layer.provideMerge(storage))
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
     const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
@@ -84,9 +87,9 @@ export const cpuMs = (): number => {
 }
 
 /** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s, CPU per offer and commits. */
-export const offerLoad = (storeContext: Context.Context<EventStore>) =>
+export const offerLoad = (storeContext: Context.Context<EventStore>, keepsIndexes = true) =>
   Effect.gen(function* () {
-    const node = yield* startOfferNode(storeContext)
+    const node = yield* startOfferNode(storeContext, keepsIndexes)
     const result = yield* Effect.promise(async () => {
       await node.load(0, WARMUP)
       const before = await Effect.runPromise(node.store.stats())
@@ -229,7 +232,7 @@ export const benchStorage = async (): Promise<StorageBench> => {
   } catch (error) {
     skipped.push(`PostgreSQL: ${error instanceof Error ? error.message : String(error)}`)
   }
-  const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx))))
+  const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx, false))))
   return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryCpuPerOfferMs: memory.cpuPerOfferMs, memoryRequest: memory.kind, skipped }
 }
 

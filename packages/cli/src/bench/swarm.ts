@@ -32,7 +32,7 @@ export interface SwarmBench {
 const runSwarm = (scenario: string, seeds: number, jobs: number): Promise<SwarmRun> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const args = [...process.execArgv, process.argv[1] ?? "", "simulate", scenario, "--seeds", `1..${seeds}`, "--jobs", String(jobs)]
+    const args = [...process.execArgv, process.argv[1] ?? "", "simulate", scenario, "--seeds", `1..${seeds}`, "--jobs", String(jobs), "--quiet"]
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })
     const finishedAt: Array<number> = []
     let summary = ""

@@ -20,17 +20,22 @@ export const walletSinkOf = (recorder: JournalRecorder, validator: string) => (e
 
 /**
  * Sets every journal sink of the network's nodes `hostedHere` (all of them unless the network is
- * spread over processes) to `recorder`, and has their ACS and scan indexes follow into the
- * key-value area; returns the state to follow with `collect`.
+ * spread over processes) to `recorder`, and (with `indexRows`) has their ACS and scan indexes
+ * follow into the key-value area; returns the state to follow with `collect`.
  */
-export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder, hostedHere: (node: { readonly name: string }) => boolean = () => true): CaptureState => {
+export const attachSinks = (
+  network: CoinNetwork,
+  recorder: JournalRecorder,
+  hostedHere: (node: { readonly name: string }) => boolean = () => true,
+  indexRows = true
+): CaptureState => {
   const migrationOf = (synchronizerId: string) => network.topology.synchronizer(synchronizerId as never)?.migrationId ?? 0
   // The store holds the journals: no participant keeps its events in memory as well (replay does not either).
   for (const node of network.participants) node.logic.keepsJournal = false
   for (const node of [...network.superValidators, ...network.validators]) {
     if (!hostedHere(node)) continue
     const stream = Streams.participant(node.name)
-    const isSv = network.superValidators.some((sv) => sv.name === node.name)
+    const isSv = indexRows && network.superValidators.some((sv) => sv.name === node.name)
     const scanIndex = Streams.scanIndex(node.name)
     node.participant.logic.journalSink = (event: ParticipantEvent) => {
       recorder.record(stream, event._tag, event)
@@ -39,6 +44,7 @@ export const attachSinks = (network: CoinNetwork, recorder: JournalRecorder, hos
         if (row !== undefined) recorder.put(scanIndex, event.entry.update.updateId, row)
       }
     }
+    if (!indexRows) continue
     const acsIndex = Streams.acsIndex(node.name)
     node.participant.logic.acs.onChange = (contractId, contract) =>
       contract === undefined ? recorder.delete(acsIndex, contractId) : recorder.put(acsIndex, contractId, contract)

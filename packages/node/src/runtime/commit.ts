@@ -48,7 +48,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       if (!storage.engine.pending) return lastCommit
-      if (++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+      if (storage.keepsIndexes && ++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })

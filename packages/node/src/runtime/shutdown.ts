@@ -22,7 +22,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
         const engine = yield* Ref.get(current)
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
-        storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+        if (storage.keepsIndexes) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })
     )

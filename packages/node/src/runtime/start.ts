@@ -31,15 +31,15 @@ const hostedHere =
   (node: { readonly name: string }): boolean =>
     cluster === undefined || cluster.isLocalNode(node.name)
 
-/** A new network: genesis is journaled like everything after it, index rows included. */
+/** A new network: genesis is journaled like everything after it, index rows included (when the store keeps them). */
 export const startFromGenesis = (ctx: RuntimeContext, base: EngineBase, cluster: ClusterLink | undefined): Effect.Effect<Started> =>
   Effect.gen(function* () {
     const { storage } = ctx
     const { network, clock, provide } = base
     let capture: CaptureState | undefined
     if (storage !== undefined) {
-      capture = attachSinks(network, storage.engine, hostedHere(cluster))
-      markIndexRowsFollow(storage.engine)
+      capture = attachSinks(network, storage.engine, hostedHere(cluster), storage.keepsIndexes)
+      if (storage.keepsIndexes) markIndexRowsFollow(storage.engine)
     }
     // In a cluster only the synchronizers' process submits genesis; the others learn it.
     if (cluster === undefined) {
@@ -69,9 +69,9 @@ export const startFromJournals = (
     let capture: CaptureState | undefined
     // what replay restored is stored already: follow the state from here
     if (storage !== undefined) {
-      capture = attachSinks(network, storage.engine, hostedHere(cluster))
+      capture = attachSinks(network, storage.engine, hostedHere(cluster), storage.keepsIndexes)
       capture.clock = journals.clock
-      yield* alignIndexRows(storage.store, storage.engine, network, hostedHere(cluster))
+      if (storage.keepsIndexes) yield* alignIndexRows(storage.store, storage.engine, network, hostedHere(cluster))
     }
     yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
     return { capture, walletJournals: replayed.right.wallets }

@@ -23,6 +23,12 @@ export interface NodeStorageService {
   readonly admin: JournalRecorder
   readonly committer: JournalCommitter
   /**
+   * Whether the node writes the stored index rows (ACS, scan) and the derived indexes. They are for
+   * readers of the store other than the node (a SQL query, `sandnet rebuild`, a node restored from
+   * it); nothing outside the process can read a memory store, so a `--in-memory` node writes none.
+   */
+  readonly keepsIndexes: boolean
+  /**
    * After a failed commit or a reset: waits for the commits in flight, reads the journals again
    * and points both recorders at the store's heads. Returns what the store holds.
    */
@@ -34,7 +40,12 @@ export class NodeStorage extends Context.Tag("@sandnet/node/NodeStorage")<NodeSt
 const withoutAdmin = (heads: ReadonlyMap<string, number>) => new Map([...heads].filter(([s]) => s !== Streams.admin))
 const onlyAdmin = (heads: ReadonlyMap<string, number>) => new Map([...heads].filter(([s]) => s === Streams.admin))
 
-export const makeNodeStorage = (store: EventStoreService) =>
+export interface NodeStorageOptions {
+  /** See `NodeStorageService.keepsIndexes` (default true). */
+  readonly keepsIndexes?: boolean
+}
+
+export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOptions = {}) =>
   Effect.gen(function* () {
     const initial = yield* readJournals(store)
     const engine = new JournalRecorder(withoutAdmin(initial.heads), initial.lastOrdinal)
@@ -48,12 +59,16 @@ export const makeNodeStorage = (store: EventStoreService) =>
       yield* committer.healed
       return stored
     })
-    const service: NodeStorageService = { store, initial, engine, admin, committer, reload }
+    const service: NodeStorageService = { store, initial, engine, admin, committer, keepsIndexes: options.keepsIndexes ?? true, reload }
     return service
   })
 
 /** NodeStorage over the EventStore in context. */
-export const nodeStorageLayer: Layer.Layer<NodeStorage, StorageError | JournalReplayFailed, EventStore> = Layer.scoped(
-  NodeStorage,
-  Effect.flatMap(EventStore, makeNodeStorage)
-)
+export const nodeStorageLayerWith = (options: NodeStorageOptions): Layer.Layer<NodeStorage, StorageError | JournalReplayFailed, EventStore> =>
+  Layer.scoped(
+    NodeStorage,
+    Effect.flatMap(EventStore, (store) => makeNodeStorage(store, options))
+  )
+
+/** NodeStorage over the EventStore in context, indexes kept. */
+export const nodeStorageLayer: Layer.Layer<NodeStorage, StorageError | JournalReplayFailed, EventStore> = nodeStorageLayerWith({})
