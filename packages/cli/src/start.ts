@@ -201,7 +201,6 @@ export const start = (given: StartOptions) =>
     yield* probePorts(options.host, portsOf(options))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
-    // nothing outside this process can read a memory store: no index rows for other readers
     const storage = nodeStorageLayerWith({ keepsIndexes: choice._tag !== "memory" }).pipe(
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
