@@ -16,6 +16,7 @@ import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { freePort } from "./startup.ts"
+import { fmt } from "./machine.ts"
 
 export interface ClusterBenchRow {
   readonly layout: string
@@ -164,8 +165,6 @@ export const benchCluster = async (): Promise<ClusterBench> => {
     for (const schema of [cluster, single, ...nodes.map((n) => `${cluster}_${n}`)]) await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
   }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const renderCluster = (c: ClusterBench): Array<string> => {
   if (c.rows.length < 2) return ["## A network spread over processes", "", `Skipped: ${c.skipped ?? "no figures"}.`, ""]

@@ -14,7 +14,7 @@ import { nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, stored
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import { bestOf } from "./machine.ts"
+import { bestOf, fmt } from "./machine.ts"
 
 export interface HttpBenchRow {
   readonly label: string
@@ -201,8 +201,6 @@ export const benchHttp = async (): Promise<HttpBench> => {
     await bare.close()
   }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const renderHttp = (b: HttpBench): ReadonlyArray<string> => [
   "## HTTP node",

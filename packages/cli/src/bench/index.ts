@@ -12,7 +12,7 @@ import { benchLarge, renderLarge, type LargeBench } from "./large.ts"
 import { benchLoad, renderLoad, type LoadBench } from "./load.ts"
 import { benchMemory, renderMemory, type MemoryBench } from "./memory.ts"
 import { benchRestart, renderRestart, type RestartBench } from "./restart.ts"
-import { machineInfo, type MachineInfo } from "./machine.ts"
+import { fmt, machineInfo, type MachineInfo } from "./machine.ts"
 import type { BenchSection } from "./sections.ts"
 import { benchStartup, renderStartup, type StartupBench } from "./startup.ts"
 import { benchStorage, renderStorage, type StorageBench } from "./storage.ts"
@@ -32,8 +32,6 @@ export interface BenchReport {
   readonly restart?: RestartBench | undefined
   readonly swarm?: SwarmBench | undefined
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const renderReport = (report: BenchReport): string => {
   const m = report.machine

@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs"
 import { parseScenario, type RunOutline } from "@sandnet/sim"
 import type { WorkerReply } from "../simulate.ts"
 import type { EngineBench } from "./engine.ts"
+import { fmt } from "./machine.ts"
 
 export interface LargeBench {
   readonly scenario: string
@@ -74,8 +75,6 @@ export const benchLarge = async (file = "scenarios/large.yaml"): Promise<LargeBe
     ok: outline.ok
   }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 export const renderLarge = (l: LargeBench, engine: EngineBench | undefined): ReadonlyArray<string> => {
   const lines = [

@@ -13,6 +13,7 @@ import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { json, startBareServer, startNode } from "./http.ts"
 import type { FromLoadClients, LoadClientsRun, LoadUsers } from "./load-clients.ts"
+import { fmt } from "./machine.ts"
 
 export interface LoadLatencies {
   readonly requests: number
@@ -131,8 +132,6 @@ export const benchLoad = async (): Promise<LoadBench> => {
     await bare.close()
   }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const row = (label: string, l: LoadLatencies, cpu: boolean) =>
   `| ${label} | ${fmt(l.requests)} | ${fmt(l.perSecond)} | ${fmt(l.p50Millis, 1)} | ${fmt(l.p99Millis, 1)} | ${cpu ? fmt(l.cpuMillisPerRequest, 2) : ""} |`

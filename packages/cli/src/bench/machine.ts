@@ -28,3 +28,6 @@ export const bestOf = async <A>(n: number, run: () => Promise<A>, better: (a: A,
   }
   return best
 }
+
+/** A figure as the reports print it: thousands separated, `digits` decimals. */
+export const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })

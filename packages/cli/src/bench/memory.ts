@@ -16,6 +16,7 @@ import * as path from "node:path"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { startOfferNode } from "./storage.ts"
+import { fmt } from "./machine.ts"
 
 export interface MemoryBenchRow {
   readonly store: string
@@ -123,7 +124,6 @@ export const benchMemory = async (): Promise<MemoryBench> => {
   return { rows, skipped }
 }
 
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
 const kbPerTx = (bytes: number, n: number): string => fmt(bytes / n / 1000, 1)
 

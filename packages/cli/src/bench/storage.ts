@@ -19,6 +19,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fmt } from "./machine.ts"
 
 export interface StorageBenchRow {
   readonly database: string
@@ -235,8 +236,6 @@ export const benchStorage = async (): Promise<StorageBench> => {
   const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx, false))))
   return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryCpuPerOfferMs: memory.cpuPerOfferMs, memoryRequest: memory.kind, skipped }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const requestText = {
   W1: "W1: `POST /api/validator/v0/wallet/transfer-offers` with a tracking id",

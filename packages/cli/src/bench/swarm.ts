@@ -8,6 +8,7 @@
  */
 import { spawn } from "node:child_process"
 import { createInterface } from "node:readline"
+import { fmt } from "./machine.ts"
 
 export interface SwarmRun {
   readonly seeds: number
@@ -64,8 +65,6 @@ export const benchSwarm = async (scenario = "scenarios/faults-crash.yaml"): Prom
   const baseline = await runSwarm(scenario, 200, 1)
   return { scenario, runs, baseline }
 }
-
-const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const row = (name: string, r: SwarmRun, baseline: SwarmRun) =>
   `| ${name} | ${fmt(r.wallMs / 1000, 1)} s | **${fmt(r.seedsPerSecond, 1)}** | ${fmt(r.warmSeedsPerSecond, 1)} | ${fmt(r.transactions)} | ${r.allOk ? "all ok" : "**failures**"} | ${fmt(r.seedsPerSecond / baseline.seedsPerSecond, 2)} |`
