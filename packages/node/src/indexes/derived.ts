@@ -5,6 +5,8 @@
  */
 import { sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type CoinNetwork } from "@sandnet/engine"
+import { Streams } from "../journal/streams.ts"
+import type { NodeStorageService } from "../storage/node-storage.ts"
 
 export interface DerivedIndexes {
   /** Ordinal of the last journal entry the indexes include. */
@@ -58,3 +60,11 @@ export const derivedIndexes = (network: CoinNetwork, ordinal: number): DerivedIn
 })
 
 export const DERIVED_KEY = "indexes"
+
+/**
+ * Puts the network's derived indexes with the recorder's next batch, when the store keeps indexes
+ * (`NodeStorageService.keepsIndexes`: not a memory store, which nobody else can read).
+ */
+export const recordDerivedIndexes = (storage: NodeStorageService, network: CoinNetwork): void => {
+  if (storage.keepsIndexes) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(network, storage.engine.lastOrdinal))
+}

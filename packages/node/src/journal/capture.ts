@@ -35,11 +35,11 @@ export const attachSinks = (
   for (const node of [...network.superValidators, ...network.validators]) {
     if (!hostedHere(node)) continue
     const stream = Streams.participant(node.name)
-    const isSv = indexRows && network.superValidators.some((sv) => sv.name === node.name)
+    const scanRows = indexRows && network.superValidators.some((sv) => sv.name === node.name)
     const scanIndex = Streams.scanIndex(node.name)
     node.participant.logic.journalSink = (event: ParticipantEvent) => {
       recorder.record(stream, event._tag, event)
-      if (isSv && event._tag === "UpdateCommitted") {
+      if (scanRows && event._tag === "UpdateCommitted") {
         const row = scanRowOf(event.entry, migrationOf)
         if (row !== undefined) recorder.put(scanIndex, event.entry.update.updateId, row)
       }

@@ -97,6 +97,13 @@ interface CommitterState {
 
 type Settle = (items: ReadonlyArray<CommitItem>, committed: boolean) => Effect.Effect<void>
 
+/** A write failed: the committer fails everything after it until `healed`; what its callers get. */
+const writeFailed = (state: CommitterState, message: string): JournalCommitFailed => {
+  state.failedSince = true
+  state.failure = message
+  return new JournalCommitFailed({ message: `the journal write failed: ${message}` })
+}
+
 /** The fiber's work on the items it took: one atomic write of their batches (or all failed behind an earlier failure), then each caller answered. */
 const commitTaken = (store: EventStoreService, state: CommitterState, settle: Settle, items: ReadonlyArray<CommitItem>) =>
   Effect.gen(function* () {
@@ -111,10 +118,8 @@ const commitTaken = (store: EventStoreService, state: CommitterState, settle: Se
       for (const item of items) yield* Deferred.succeed(item.done, undefined)
       yield* settle(items, true)
     } else {
-      state.failedSince = true
       const error = Cause.squash(exit.cause)
-      state.failure = error instanceof Error ? error.message : String(error)
-      const failed = new JournalCommitFailed({ message: `the journal write failed: ${state.failure}` })
+      const failed = writeFailed(state, error instanceof Error ? error.message : String(error))
       for (const item of items) yield* Deferred.fail(item.done, failed)
       yield* settle(items, false)
     }
@@ -128,9 +133,7 @@ const commitInCall = (write: WriteNow, state: CommitterState, settleNow: (items:
     Deferred.unsafeDone(done, Exit.void)
     settleNow([{ batch, done }], true)
   } else {
-    state.failedSince = true
-    state.failure = written.left.message
-    Deferred.unsafeDone(done, Exit.fail(new JournalCommitFailed({ message: `the journal write failed: ${state.failure}` })))
+    Deferred.unsafeDone(done, Exit.fail(writeFailed(state, written.left.message)))
     settleNow([{ batch, done }], false)
   }
   return done

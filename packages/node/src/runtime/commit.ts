@@ -6,7 +6,7 @@
 import { Deferred, Effect, Ref } from "effect"
 import type { ClusterOutbound } from "../cluster/outbound.ts"
 import { INBOX_KEY } from "../cluster/link.ts"
-import { derivedIndexes, DERIVED_KEY } from "../indexes/derived.ts"
+import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { JournalCommitFailed } from "../journal/errors.ts"
 import { Streams } from "../journal/streams.ts"
@@ -48,7 +48,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       if (!storage.engine.pending) return lastCommit
-      if (storage.keepsIndexes && ++batches % DERIVED_EVERY === 0) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+      if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })

@@ -3,9 +3,8 @@
  * the store with the derived indexes, so that `sandnet rebuild` can check them.
  */
 import { Deferred, Effect, Fiber, Ref } from "effect"
-import { derivedIndexes, DERIVED_KEY } from "../indexes/derived.ts"
+import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
-import { Streams } from "../journal/streams.ts"
 import type { RuntimeContext } from "./context.ts"
 import type { EngineInstance } from "./service.ts"
 import type { TickerFibers } from "./ticker.ts"
@@ -22,7 +21,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
         const engine = yield* Ref.get(current)
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
-        if (storage.keepsIndexes) storage.engine.put(Streams.derived, DERIVED_KEY, derivedIndexes(engine.network, storage.engine.lastOrdinal))
+        recordDerivedIndexes(storage, engine.network)
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })
     )
