@@ -10,16 +10,17 @@ import {
   ManualClock,
   Network,
   Outgoing,
+  isWalletEventTagged,
   Topology,
   TopologyState,
-  WalletEvent,
+  type WalletEvent,
   type CoinNetwork,
   type CoinNetworkConfig,
   type ParticipantEvent,
   type SubmissionDeadline
 } from "@sandnet/engine"
 import type { JournalEntry } from "@sandnet/store"
-import { Effect, Either, Layer, Schema } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { JournalReplayFailed } from "./errors.ts"
 import { decodeBinary, type LedgerEvent } from "./ledger-events.ts"
 import type { SequencerSnapshot } from "./runtime-state.ts"
@@ -144,11 +145,10 @@ const replayParticipantEvent = (replay: Replay, node: NetworkNode, stream: strin
 /** A wallet's event, kept for the wallet built after the ledger state. */
 const collectWalletEvent = (replay: Replay, entry: JournalEntry, event: unknown): JournalReplayFailed | undefined => {
   const validator = entry.stream.slice("wallet/".length)
-  const decoded = Schema.decodeUnknownEither(WalletEvent)(event)
-  if (Either.isLeft(decoded)) return new JournalReplayFailed({ message: `${entry.stream} #${entry.seq}: ${decoded.left.message}` })
+  if (!isWalletEventTagged(event)) return new JournalReplayFailed({ message: `${entry.stream} #${entry.seq}: not a wallet event (_tag ${JSON.stringify((event as { _tag?: unknown } | null)?._tag)})` })
   const list = replay.wallets.get(validator)
-  if (list === undefined) replay.wallets.set(validator, [decoded.right])
-  else list.push(decoded.right)
+  if (list === undefined) replay.wallets.set(validator, [event])
+  else list.push(event)
   return undefined
 }
 
