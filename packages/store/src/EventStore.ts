@@ -13,9 +13,11 @@ import { Context, type Duration, Effect, Layer, Redacted, Schedule } from "effec
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
+import * as path from "node:path"
 import { PgliteStartupError, StorageError, type StoreConfigError } from "./errors.ts"
+import { type JournalMirror, makeJournalMirror, mirrorFile } from "./journal-mirror.ts"
 import { makeMemoryBacking, makeMemoryStore, type MemoryBacking } from "./memory.ts"
-import { defaultTemplateDir, EmbeddedPglite, pgliteLayer, preparePgliteTemplate, type PgliteOptions } from "./pglite.ts"
+import { DEFAULT_DATA_DIR, defaultTemplateDir, EmbeddedPglite, pgliteLayer, preparePgliteTemplate, type PgliteOptions } from "./pglite.ts"
 import type { EventStoreService } from "./service.ts"
 import { DEFAULT_SCHEMA, latestMigrationId, makeSqlStore, type SqlStoreOptions } from "./sql.ts"
 
@@ -54,6 +56,9 @@ export const pgliteCheckpoints = (interval: Duration.DurationInput) =>
     })
   )
 
+/** The embedded store's journal mirror, made while its database opens. */
+class MirrorOfJournals extends Context.Tag("@sandnet/store/MirrorOfJournals")<MirrorOfJournals, JournalMirror>() {}
+
 export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventStore, EventStoreService>() {
   /** A fresh, empty in-memory store per build. */
   static readonly memory: Layer.Layer<EventStore> = Layer.scoped(
@@ -78,7 +83,12 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
     // A new data directory of the default schema starts from the migrated template when there is one.
     const migrated = options.template === undefined && (options.schema ?? DEFAULT_SCHEMA) === DEFAULT_SCHEMA ? existingMigratedTemplate() : undefined
     const database = pgliteLayer(migrated === undefined ? options : { ...options, template: migrated })
-    const store = EventStore.sql(options).pipe(Layer.provide(database))
+    // The mirror is made (and its file read) beside the database's opening, not after it.
+    const file = mirrorFile(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR), options.schema ?? DEFAULT_SCHEMA)
+    const mirror = Layer.sync(MirrorOfJournals, () => makeJournalMirror(file))
+    const store = Layer.scoped(EventStore, Effect.flatMap(MirrorOfJournals, (m) => makeSqlStore(options, m))).pipe(
+      Layer.provide(Layer.merge(database, mirror))
+    )
     return Layer.mergeAll(
       store,
       Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database)),

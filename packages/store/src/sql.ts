@@ -12,7 +12,9 @@ import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Identifier } from "@effect/sql/Statement"
 import { Effect, Option, type Scope } from "effect"
 import { StorageError, StoreConfigError } from "./errors.ts"
-import type { JournalEntry, SnapshotEntry } from "./model.ts"
+import type { JournalMirror } from "./journal-mirror.ts"
+import { type MirrorReadBackend, readAllMirrored } from "./journal-mirror-read.ts"
+import type { EncodedEntry, JournalEntry, SnapshotEntry } from "./model.ts"
 import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
 import { type CommitPlan, makeWriter, type WriterBackend } from "./writer.ts"
 
@@ -156,16 +158,19 @@ const tablesOf = (sql: SqlClient, schema: string): Tables => ({
   assert: sql(`${schema}.sandnet_assert`)
 })
 
-/** @internal */
+/** @internal `mirror`: the embedded store's journal mirror (journal-mirror.ts), kept by the writer and used by `readAll`. */
 export const makeSqlStore = (
-  options: SqlStoreOptions = {}
+  options: SqlStoreOptions = {},
+  mirror?: JournalMirror
 ): Effect.Effect<EventStoreService, StorageError | StoreConfigError, SqlClient | PgClient | Scope.Scope> =>
   Effect.gen(function*() {
     const schema = yield* validateSchema(options.schema ?? DEFAULT_SCHEMA)
     yield* migrate(schema)
     const tables = tablesOf(yield* SqlClient, schema)
-    const writer = yield* makeWriter(sqlWriterBackend(tables), options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
-    return makeService({ write: writer.write, reset: writer.reset, ...sqlReads(tables), stats: writer.stats })
+    if (mirror !== undefined) yield* Effect.addFinalizer(() => Effect.sync(mirror.close))
+    const writer = yield* makeWriter(sqlWriterBackend(tables, mirror), options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
+    const readAll = mirror === undefined ? {} : { readAll: readAllMirrored(mirror, mirrorReads(tables)) }
+    return makeService({ write: writer.write, reset: writer.reset, ...sqlReads(tables), ...readAll, stats: writer.stats })
   })
 
 /**
@@ -228,23 +233,60 @@ const commitPlan = (tables: Tables, plan: CommitPlan): Effect.Effect<void, Stora
   return sql`WITH ${sql.join(",\n", false)(ctes)} ${result}`.pipe(Effect.asVoid, Effect.mapError(storageError("commit")))
 }
 
-/** The writer's database side: heads, commits, resets. */
-const sqlWriterBackend = (tables: Tables): WriterBackend => {
+const loadHeads = ({ sql, streams }: Tables) =>
+  sql<{ stream: string; last_seq: Seq }>`SELECT stream, last_seq FROM ${streams}`.pipe(
+    Effect.map((rows) => new Map(rows.map((row) => [row.stream, Number(row.last_seq)] as const))),
+    Effect.mapError(storageError("loadHeads"))
+  )
+
+/**
+ * The writer's database side: heads, commits, resets. The mirror follows the commits; a failed
+ * commit (it may have reached the database) or a reset stops it until the next full read.
+ */
+const sqlWriterBackend = (tables: Tables, mirror: JournalMirror | undefined): WriterBackend => {
   const { sql, events, streams, snapshots } = tables
+  const reset = (stream: string | undefined) =>
+    (stream === undefined
+      ? sql`TRUNCATE ${events}, ${streams}, ${snapshots}`.pipe(Effect.asVoid)
+      : Effect.all([
+        sql`DELETE FROM ${events} WHERE stream = ${stream}`,
+        sql`DELETE FROM ${streams} WHERE stream = ${stream}`,
+        sql`DELETE FROM ${snapshots} WHERE stream = ${stream}`
+      ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
+  if (mirror === undefined) return { loadHeads: loadHeads(tables), commit: (plan) => commitPlan(tables, plan), reset }
   return {
-    loadHeads: sql<{ stream: string; last_seq: Seq }>`SELECT stream, last_seq FROM ${streams}`.pipe(
-      Effect.map((rows) => new Map(rows.map((row) => [row.stream, Number(row.last_seq)] as const))),
-      Effect.mapError(storageError("loadHeads"))
-    ),
-    commit: (plan) => commitPlan(tables, plan),
-    reset: (stream) =>
-      (stream === undefined
-        ? sql`TRUNCATE ${events}, ${streams}, ${snapshots}`.pipe(Effect.asVoid)
-        : Effect.all([
-          sql`DELETE FROM ${events} WHERE stream = ${stream}`,
-          sql`DELETE FROM ${streams} WHERE stream = ${stream}`,
-          sql`DELETE FROM ${snapshots} WHERE stream = ${stream}`
-        ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
+    loadHeads: loadHeads(tables),
+    commit: (plan) =>
+      commitPlan(tables, plan).pipe(
+        Effect.tap(() => Effect.sync(() => mirror.committed(plan.entries))),
+        Effect.tapError(() => Effect.sync(mirror.unsync))
+      ),
+    reset: (stream) => Effect.ensuring(reset(stream), Effect.sync(mirror.unsync))
+  }
+}
+
+/** The database side of reading with the mirror: bodies as the text the database holds. */
+const mirrorReads = (tables: Tables): MirrorReadBackend => {
+  const { sql, events } = tables
+  return {
+    heads: loadHeads(tables),
+    bodyTexts: (at) =>
+      at.length === 0
+        ? Effect.succeed(new Map())
+        : sql<{ stream: string; body: string }>`
+          SELECT e.stream, e.body::text AS body FROM ${events} AS e
+          JOIN unnest(${at.map((a) => a.stream)}::text[], ${at.map((a) => a.seq)}::int8[]) AS t(stream, seq)
+            ON e.stream = t.stream AND e.seq = t.seq`.pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.stream, row.body] as const))),
+          Effect.mapError(storageError("readAll"))
+        ),
+    readTexts: (stream, fromSeq, limit) =>
+      sql<{ seq: Seq; kind: string; json: string }>`
+        SELECT seq, kind, body::text AS json FROM ${events}
+        WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((row): EncodedEntry => ({ stream, seq: Number(row.seq), kind: row.kind, json: row.json }))),
+        Effect.mapError(storageError("readAll"))
+      )
   }
 }
 

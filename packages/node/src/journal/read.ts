@@ -20,30 +20,16 @@ export interface StoredJournals {
   readonly clock: ClockState | undefined
 }
 
-const PAGE = 5000
-
-const readAll = (store: EventStoreService, stream: string) =>
-  Effect.gen(function* () {
-    const out: Array<JournalEntry> = []
-    for (;;) {
-      const page = yield* store.readStream(stream, out.length + 1, PAGE)
-      for (const e of page) out.push(e)
-      if (page.length < PAGE) return out
-    }
-  })
-
 const ordinalOf = (entry: JournalEntry): number => (isBody(entry.body) ? entry.body.n : 0)
 
 /** Reads every journal of the store (engine streams merged by ordinal, admin decoded). */
 export const readJournals = (store: EventStoreService) =>
   Effect.gen(function* () {
-    const streams = yield* store.streams()
     const heads = new Map<string, number>()
     const perStream: Array<ReadonlyArray<JournalEntry>> = []
     const admin: Array<Admin.AdminEvent> = []
     let lastOrdinal = 0
-    for (const stream of streams) {
-      const entries = yield* readAll(store, stream)
+    for (const [stream, entries] of yield* store.readAll()) {
       heads.set(stream, entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
       if (stream !== Streams.admin) for (const e of entries) lastOrdinal = Math.max(lastOrdinal, ordinalOf(e))
       if (stream === Streams.admin) {

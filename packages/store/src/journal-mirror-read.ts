@@ -1,0 +1,74 @@
+/**
+ * Reading every journal of an embedded store with its mirror (journal-mirror.ts): the mirrored
+ * entries are used when the file matches the database, and the database gives only what the file
+ * lacks; otherwise everything comes from the database and the file is written again from it.
+ *
+ * The file matches when, for every stream it holds, the database has at least as many entries
+ * and the body of the file's last entry is the very text the database holds at that seq. That
+ * catches a database replaced under the file (a restore, a copied `pgdata/`, a reset by another
+ * tool): entries carry node-wide ordinals and tracking ids, so two histories do not share a last
+ * entry by chance. It does not guard against the file being edited by hand, no more than
+ * `pgdata/` is.
+ */
+import { Effect } from "effect"
+import type { StorageError } from "./errors.ts"
+import type { JournalMirror, MirrorContents } from "./journal-mirror.ts"
+import { compareCodePoints, type EncodedEntry, type JournalEntry } from "./model.ts"
+
+/** What the read needs from the database, bodies as the text it holds. */
+export interface MirrorReadBackend {
+  /** Last seq of every stream that has one. */
+  readonly heads: Effect.Effect<ReadonlyMap<string, number>, StorageError>
+  /** The body text of each `(stream, seq)`, by stream. */
+  readonly bodyTexts: (at: ReadonlyArray<{ readonly stream: string; readonly seq: number }>) => Effect.Effect<ReadonlyMap<string, string>, StorageError>
+  /** Entries of `stream` from `fromSeq`, at most `limit`, bodies as text. */
+  readonly readTexts: (stream: string, fromSeq: number, limit: number) => Effect.Effect<ReadonlyArray<EncodedEntry>, StorageError>
+}
+
+const PAGE = 5000
+
+type Loaded = Extract<MirrorContents, { readonly _tag: "Loaded" }>
+
+const matches = (contents: Loaded, heads: ReadonlyMap<string, number>, backend: MirrorReadBackend) =>
+  Effect.gen(function*() {
+    for (const [stream, entries] of contents.streams) {
+      if ((heads.get(stream) ?? 0) < entries.length) return false
+    }
+    const texts = yield* backend.bodyTexts([...contents.streams].map(([stream, entries]) => ({ stream, seq: entries.length })))
+    for (const [stream, text] of contents.lastBodies) if (texts.get(stream) !== text) return false
+    return true
+  })
+
+const readFrom = (backend: MirrorReadBackend, stream: string, fromSeq: number, head: number) =>
+  Effect.gen(function*() {
+    const out: Array<EncodedEntry> = []
+    while (fromSeq + out.length <= head) {
+      const page = yield* backend.readTexts(stream, fromSeq + out.length, PAGE)
+      for (const e of page) out.push(e)
+      if (page.length < PAGE) break
+    }
+    return out
+  })
+
+const decoded = (e: EncodedEntry): JournalEntry => ({ stream: e.stream, seq: e.seq, kind: e.kind, body: JSON.parse(e.json) })
+
+/** Every stream's entries (streams in code point order), the mirror brought in line with the database. */
+export const readAllMirrored = (mirror: JournalMirror, backend: MirrorReadBackend) =>
+  Effect.gen(function*() {
+    const wasSynced = mirror.synced()
+    const contents = mirror.takeContents()
+    const heads = yield* backend.heads
+    const loaded = contents._tag === "Loaded" && (yield* matches(contents, heads, backend)) ? contents : undefined
+    const out = new Map<string, ReadonlyArray<JournalEntry>>()
+    const fromDatabase: Array<EncodedEntry> = []
+    for (const stream of [...heads.keys()].sort(compareCodePoints)) {
+      const mirrored = loaded?.streams.get(stream) ?? []
+      const tail = yield* readFrom(backend, stream, mirrored.length + 1, heads.get(stream)!)
+      for (const e of tail) fromDatabase.push(e)
+      out.set(stream, tail.length === 0 ? mirrored : [...mirrored, ...tail.map(decoded)])
+    }
+    // A mirror in line already (a second read while commits are appended) is left as it is.
+    if (loaded !== undefined) mirror.extend(loaded.completeBytes, fromDatabase)
+    else if (!wasSynced) mirror.replace(fromDatabase)
+    return out as ReadonlyMap<string, ReadonlyArray<JournalEntry>>
+  })
