@@ -77,7 +77,7 @@ export const rebuild = (options: StorageOptions) =>
       const tail = journals.entries.filter((e) => ordinal(e) > upTo)
       const first = replay(head)
       if (Either.isLeft(first)) return yield* fail(`rebuild failed: ${first.left.message}`)
-      const atStored = derivedIndexes(network, upTo)
+      const atStored = derivedIndexes(network, upTo, stored === undefined ? 2 : stored.format ?? 1)
       const problems = stored === undefined ? [] : differences(stored, atStored)
       const second = replay(tail, yield* readSequencerSnapshots(store, network))
       if (Either.isLeft(second)) return yield* fail(`rebuild failed: ${second.left.message}`)

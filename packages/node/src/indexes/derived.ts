@@ -3,12 +3,15 @@
  * packages, parties), stored in the `derived` stream now and then and at shutdown, and checked by
  * `sandnet rebuild` against the ones it recomputes from the journals.
  */
-import { sha256OfParts } from "@sandnet/core"
+import { invariant, sha256OfParts } from "@sandnet/core"
 import { LedgerApi, type CoinNetwork } from "@sandnet/engine"
+import * as crypto from "node:crypto"
 import { Streams } from "../journal/streams.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 
 export interface DerivedIndexes {
+  /** How the scan digests are made (see `DigestFormat`); absent in indexes stored before format 2. */
+  readonly format?: 2
   /** Ordinal of the last journal entry the indexes include. */
   readonly ordinal: number
   readonly participants: ReadonlyArray<{
@@ -29,8 +32,46 @@ export interface DerivedIndexes {
   readonly parties: number
 }
 
-/** Computes the derived indexes of a network's current state. */
-export const derivedIndexes = (network: CoinNetwork, ordinal: number): DerivedIndexes => ({
+/**
+ * How a scan's digest is made. 1: sha256OfParts over every update, then every verdict: recomputed
+ * from the whole history every time (a node stores its indexes every 256 batches, so the cost grew
+ * with the history). 2, what a node stores now: sha256OfParts("scan-v2", U, V), where U and V are
+ * the sha256OfParts of the updates' and of the verdicts' parts, each kept running as the lists grow
+ * (both are append-only), so that each part is hashed once. `sandnet rebuild` checks a stored index
+ * in the format it was stored in.
+ */
+export type DigestFormat = 1 | 2
+
+/** A running sha256OfParts of a list that only grows: the parts after `count` are hashed at each digest. */
+interface RunningParts {
+  readonly hash: crypto.Hash
+  count: number
+}
+
+const running = new WeakMap<object, RunningParts>()
+
+const runningDigest = <A>(list: ReadonlyArray<A>, partOf: (item: A) => string): string => {
+  let state = running.get(list)
+  if (state === undefined) running.set(list, (state = { hash: crypto.createHash("sha256"), count: 0 }))
+  invariant(list.length >= state.count, "a scan's updates and verdicts only grow")
+  for (; state.count < list.length; state.count++) {
+    const part = partOf(list[state.count]!)
+    state.hash.update(`${part.length}:${part}`)
+  }
+  return state.hash.copy().digest("hex")
+}
+
+const updatePart = (u: { readonly offset: number; readonly update: { readonly updateId: string } }) => `${u.offset}:${u.update.updateId}`
+const verdictPart = (v: { readonly verdict: { readonly updateId: string; readonly result: string } }) => `${v.verdict.updateId}:${v.verdict.result}`
+
+const scanDigest = (scan: CoinNetwork["superValidators"][number]["scan"], format: DigestFormat): string =>
+  format === 1
+    ? sha256OfParts("scan", ...scan.updates.map(updatePart), ...scan.verdictLog.map(verdictPart))
+    : sha256OfParts("scan-v2", runningDigest(scan.updates, updatePart), runningDigest(scan.verdictLog, verdictPart))
+
+/** Computes the derived indexes of a network's current state (format 2 unless told: what a node stores). */
+export const derivedIndexes = (network: CoinNetwork, ordinal: number, format: DigestFormat = 2): DerivedIndexes => ({
+  ...(format === 2 ? { format } : {}),
   ordinal,
   participants: [...network.superValidators, ...network.validators].map((node) => {
     const logic = node.participant.logic
@@ -49,11 +90,7 @@ export const derivedIndexes = (network: CoinNetwork, ordinal: number): DerivedIn
     name: sv.name,
     updates: sv.scan.updates.length,
     verdicts: sv.scan.verdictLog.length,
-    digest: sha256OfParts(
-      "scan",
-      ...sv.scan.updates.map((u) => `${u.offset}:${u.update.updateId}`),
-      ...sv.scan.verdictLog.map((v) => `${v.verdict.updateId}:${v.verdict.result}`)
-    )
+    digest: scanDigest(sv.scan, format)
   })),
   packages: LedgerApi.knownPackageIds(network),
   parties: network.topology.allParties().length
