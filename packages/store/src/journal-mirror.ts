@@ -134,16 +134,29 @@ export const makeJournalMirror = (file: string): JournalMirror => {
     if (chunk.length > 0) fs.writeSync(fd!, chunk)
   }
   const closeFd = () => {
-    if (fd !== undefined) fs.closeSync(fd)
+    const open = fd
     fd = undefined
+    if (open !== undefined) fs.closeSync(open)
   }
-  /** A failure to write the mirror never fails the store: the file is dropped, the next start reads the database. */
+  /**
+   * A failure to write the mirror never fails the store (its commit is in the database already):
+   * the file is dropped, and the next start reads the database; if even that fails, the file is
+   * left as it is, and that start finds it behind or unusable and reads the database all the same.
+   */
   const guarded = (write: () => void) => {
     try {
       write()
     } catch {
-      closeFd()
-      fs.rmSync(file, { force: true })
+      try {
+        closeFd()
+      } catch {
+        // the descriptor is gone either way
+      }
+      try {
+        fs.rmSync(file, { force: true })
+      } catch {
+        // see above
+      }
     }
   }
   return {
