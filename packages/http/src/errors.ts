@@ -309,6 +309,7 @@ export const ledgerCodeCategories: Record<string, ErrorCategory> = {
   SUBMISSION_ALREADY_IN_FLIGHT: C.ContentionOnSharedResources,
   NOT_SEQUENCED_TIMEOUT: C.ContentionOnSharedResources,
   LOCAL_VERDICT_TIMEOUT: C.ContentionOnSharedResources,
+  MEDIATOR_SAYS_TX_TIMED_OUT: C.ContentionOnSharedResources,
   LOCAL_VERDICT_LOCKED_CONTRACTS: C.ContentionOnSharedResources,
   LOCAL_VERDICT_INACTIVE_CONTRACTS: C.InvalidGivenCurrentSystemStateResourceMissing,
   PARTY_NOT_KNOWN_ON_LEDGER: C.InvalidGivenCurrentSystemStateResourceMissing,

@@ -238,6 +238,7 @@ const COMMAND_CATEGORIES: Record<string, string> = {
   SUBMISSION_ALREADY_IN_FLIGHT: "ContentionOnSharedResources",
   NOT_SEQUENCED_TIMEOUT: "ContentionOnSharedResources",
   LOCAL_VERDICT_TIMEOUT: "ContentionOnSharedResources",
+  MEDIATOR_SAYS_TX_TIMED_OUT: "ContentionOnSharedResources",
   LOCAL_VERDICT_LOCKED_CONTRACTS: "ContentionOnSharedResources",
   LOCAL_VERDICT_INACTIVE_CONTRACTS: "InvalidGivenCurrentSystemStateResourceMissing",
   LOCAL_VERDICT_DUPLICATE_UPDATE_ID: "InvalidGivenCurrentSystemStateResourceExists",

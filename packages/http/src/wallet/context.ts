@@ -117,6 +117,8 @@ export const commandFailureStatus = (code: string): number => {
     case "LOCAL_VERDICT_LOCKED_CONTRACTS":
     case "LOCAL_VERDICT_INACTIVE_CONTRACTS":
     case "LOCAL_VERDICT_DUPLICATE_UPDATE_ID":
+    case "LOCAL_VERDICT_REASSIGNMENT_MISMATCH":
+    case "DUPLICATE_UPDATE_ID":
     case "INTERPRETATION_PREPARED_TRANSACTION_STALE":
     case "ContractNotActive":
       return 409
@@ -135,6 +137,7 @@ export const commandFailureStatus = (code: string): number => {
       return 400
     case "NOT_SEQUENCED_TIMEOUT":
     case "LOCAL_VERDICT_TIMEOUT":
+    case "MEDIATOR_SAYS_TX_TIMED_OUT":
     case "SEQUENCER_TRAFFIC_EXCEEDED":
       return 503
     default:
