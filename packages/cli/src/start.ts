@@ -7,7 +7,7 @@
  * name), or nothing with `--in-memory`. A node whose store holds journals resumes from them.
  */
 
-import { Admin, defaultWalletConfig } from "@sandnet/engine"
+import { Admin } from "@sandnet/engine"
 import { LedgerApiConfig, LOCALNET_USER, localNetPorts, makeDevToken, NodeReadRoutes, NodeRoutes, baseUrl, serve, serveLocalNet, StorageRoutes } from "@sandnet/http/serve"
 import { localNetLines } from "./localnet.ts"
 import {
@@ -21,6 +21,7 @@ import {
   nodeStorageLayerWith,
   persistentNodeRuntimeLayer,
   schemaForNode,
+  servingWalletConfig,
   storageLayer,
   storedUserManagementLayer,
   type StorageChoice
@@ -205,7 +206,7 @@ export const start = (given: StartOptions) =>
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )
-    const runtimeOptions = { wallets: true, automation: true, walletConfig: { ...defaultWalletConfig, validatorWalletUser: options.validatorWalletUser } }
+    const runtimeOptions = { wallets: true, automation: true, walletConfig: servingWalletConfig(options.validatorWalletUser) }
     const runtimeLayer =
       cluster === undefined
         ? persistentNodeRuntimeLayer(runtimeOptions)

@@ -8,6 +8,7 @@
 // The runtime
 export { NodeRuntime, type EngineInstance, type NodeRuntimeOptions, type NodeRuntimeService, type ReadNow } from "./runtime/service.ts"
 export { makeNodeRuntime } from "./runtime/runtime.ts"
+export { LOCALNET_TRAFFIC_TOPUP, servingWalletConfig } from "./runtime/wallet-config.ts"
 export { ADVANCE_NORMAL_PACE_MICROS, ADVANCE_STEP_MICROS } from "./runtime/advance.ts"
 export { AdvanceFailed, AdvanceIdReused, NodeShuttingDown, type AdvanceError, type AdvanceOptions, type AdvanceResult } from "./runtime/advance-errors.ts"
 export { ENGINE_OPERATION_PRIORITY, NODE_SCHEDULER_MAX_QUEUED_TASKS, NODE_SCHEDULER_SLICE_MILLIS, nodeScheduler, TimeSlicedScheduler } from "./runtime/scheduler.ts"

@@ -109,6 +109,30 @@ export interface JournalMirror {
 /** Most bytes of lines gathered before one write (bounds the memory of a rewrite). */
 const WRITE_CHUNK = 1 << 20
 
+/** Writes the entries' lines to `fd`, in writes of about WRITE_CHUNK bytes. */
+const writeLines = (fd: number, entries: ReadonlyArray<EncodedEntry>): void => {
+  let chunk = ""
+  for (const e of entries) {
+    chunk += lineOf(e)
+    if (chunk.length >= WRITE_CHUNK) {
+      fs.writeSync(fd, chunk)
+      chunk = ""
+    }
+  }
+  if (chunk.length > 0) fs.writeSync(fd, chunk)
+}
+
+/** Runs each step, whatever the ones before did (a cleanup that must not throw). */
+const quietly = (...steps: ReadonlyArray<() => void>): void => {
+  for (const step of steps) {
+    try {
+      step()
+    } catch {
+      // nothing more to do: see `guarded` below
+    }
+  }
+}
+
 /**
  * The mirror of `file`. Its contents are read on the event loop's next turn: the mirror is made
  * beside PGlite's thread, whose opening of the database the main thread would otherwise only wait
@@ -122,17 +146,6 @@ export const makeJournalMirror = (file: string): JournalMirror => {
     contents ??= readMirror(file)
   })
   let fd: number | undefined
-  const writeLines = (entries: ReadonlyArray<EncodedEntry>) => {
-    let chunk = ""
-    for (const e of entries) {
-      chunk += lineOf(e)
-      if (chunk.length >= WRITE_CHUNK) {
-        fs.writeSync(fd!, chunk)
-        chunk = ""
-      }
-    }
-    if (chunk.length > 0) fs.writeSync(fd!, chunk)
-  }
   const closeFd = () => {
     const open = fd
     fd = undefined
@@ -147,16 +160,7 @@ export const makeJournalMirror = (file: string): JournalMirror => {
     try {
       write()
     } catch {
-      try {
-        closeFd()
-      } catch {
-        // the descriptor is gone either way
-      }
-      try {
-        fs.rmSync(file, { force: true })
-      } catch {
-        // see above
-      }
+      quietly(closeFd, () => fs.rmSync(file, { force: true }))
     }
   }
   return {
@@ -169,7 +173,8 @@ export const makeJournalMirror = (file: string): JournalMirror => {
     },
     synced: () => fd !== undefined,
     committed: (entries) => {
-      if (fd !== undefined && entries.length > 0) guarded(() => writeLines(entries))
+      const open = fd
+      if (open !== undefined && entries.length > 0) guarded(() => writeLines(open, entries))
     },
     unsync: () => guarded(() => {
       closeFd()
@@ -180,7 +185,7 @@ export const makeJournalMirror = (file: string): JournalMirror => {
         closeFd()
         fs.truncateSync(file, completeBytes)
         fd = fs.openSync(file, "a")
-        writeLines(tail)
+        writeLines(fd, tail)
       }),
     replace: (entries) =>
       guarded(() => {
@@ -188,7 +193,7 @@ export const makeJournalMirror = (file: string): JournalMirror => {
         const temporary = `${file}.tmp`
         fd = fs.openSync(temporary, "w")
         fs.writeSync(fd, `${FORMAT_LINE}\n`)
-        writeLines(entries)
+        writeLines(fd, entries)
         fs.renameSync(temporary, file)
       }),
     close: closeFd

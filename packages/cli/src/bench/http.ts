@@ -10,7 +10,7 @@
  */
 import { EventStore } from "@sandnet/store"
 import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
-import { nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, storedUserManagementLayer } from "@sandnet/node"
+import { nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, servingWalletConfig, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -117,7 +117,7 @@ export const startNode = async (): Promise<{ readonly url: string; readonly clos
   const scope = Effect.runSync(Scope.make())
   // as `sandnet start --in-memory` composes it (no index rows on a memory store)
   const storage = nodeStorageLayerWith({ keepsIndexes: false }).pipe(Layer.provideMerge(EventStore.memory))
-  const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true }).pipe(Layer.provideMerge(storage))
+  const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true, walletConfig: servingWalletConfig("operator") }).pipe(Layer.provideMerge(storage))
   const users = storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
   // As `sandnet start` runs it: its fibers in time slices between which requests are served.

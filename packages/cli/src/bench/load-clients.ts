@@ -38,6 +38,8 @@ export type FromLoadClients =
       /** Answers that were not 2xx, by status, and the first of them. */
       readonly failures: Readonly<Record<string, number>>
       readonly firstFailure: string | undefined
+      /** The first answer of each failing status (its first 200 characters). */
+      readonly firstByStatus: Readonly<Record<string, string>>
     }
 
 interface Sample {
@@ -74,16 +76,19 @@ const request = (agent: http.Agent, url: URL, method: string, headers: Readonly<
 
 const makeFailures = () => {
   const counts: Record<string, number> = {}
-  const state = { counts, first: undefined as string | undefined }
+  const firstByStatus: Record<string, string> = {}
+  const state = { counts, firstByStatus, first: undefined as string | undefined }
   return {
     state,
     failed: (text: string) => {
       const status = text.slice(0, 3)
       counts[status] = (counts[status] ?? 0) + 1
+      firstByStatus[status] ??= text
       state.first ??= text
     },
     reset: () => {
       for (const key of Object.keys(counts)) delete counts[key]
+      for (const key of Object.keys(firstByStatus)) delete firstByStatus[key]
       state.first = undefined
     }
   }
@@ -174,7 +179,8 @@ const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
       seconds: measured.seconds,
       clientCpuMillis: measured.cpuMillis,
       failures: { ...failures.state.counts },
-      firstFailure: failures.state.first
+      firstFailure: failures.state.first,
+      firstByStatus: { ...failures.state.firstByStatus }
     }
   } finally {
     agent.destroy()

@@ -38,13 +38,13 @@ export interface LoadBench {
   readonly bare: LoadLatencies
 }
 
-const CLIENTS = 40
+export const CLIENTS = 40
 const SECONDS = 10
 const WARMUP_SECONDS = 2
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!)
 
-interface Measured {
+export interface Measured {
   readonly done: Extract<FromLoadClients, { type: "done" }>
   /** CPU time of this process (the node's, or the bare server's) over the measured window. */
   readonly serverCpuMillis: number
@@ -75,7 +75,7 @@ const clientsModule = (): { readonly path: string; readonly execArgv: ReadonlyAr
 }
 
 /** Runs the clients in a child process; this process's CPU time is counted over their measured window. */
-const runClients = (run: LoadClientsRun): Promise<Measured> =>
+export const runClients = (run: LoadClientsRun): Promise<Measured> =>
   new Promise((resolve, reject) => {
     const module = clientsModule()
     const child = fork(module.path, [], { execArgv: [...module.execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
@@ -94,7 +94,7 @@ const runClients = (run: LoadClientsRun): Promise<Measured> =>
   })
 
 /** Onboards and taps one wallet user per client; their parties and tokens, and a scan event to look up. */
-const prepareUsers = async (nodeUrl: string): Promise<LoadUsers> => {
+export const prepareUsers = async (nodeUrl: string): Promise<LoadUsers> => {
   const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
   const admin = await token("participant_admin")
   const wallet = `${nodeUrl}/api/validator`

@@ -17,6 +17,7 @@ import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { startOfferNode } from "./storage.ts"
 import { fmt } from "./machine.ts"
+import { benchSoak, renderSoak, soakSeconds, type SoakBench } from "./soak.ts"
 
 export interface MemoryBenchRow {
   readonly store: string
@@ -35,6 +36,8 @@ export interface MemoryBenchRow {
 
 export interface MemoryBench {
   readonly rows: ReadonlyArray<MemoryBenchRow>
+  /** The mixed load over minutes (soak.ts); absent when SANDNET_BENCH_SOAK_SECONDS is 0. */
+  readonly soak: SoakBench | undefined
   readonly skipped: ReadonlyArray<string>
 }
 
@@ -54,7 +57,8 @@ const collect = (() => {
   }
 })()
 
-const sample = () => {
+/** The heap, RSS and external memory after a full garbage collection. */
+export const sample = () => {
   collect()
   const m = process.memoryUsage()
   return { heap: m.heapUsed, rss: m.rss, external: m.external }
@@ -121,7 +125,8 @@ export const benchMemory = async (): Promise<MemoryBench> => {
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
-  return { rows, skipped }
+  const seconds = soakSeconds()
+  return { rows, soak: seconds === 0 ? undefined : await benchSoak(seconds), skipped }
 }
 
 const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
@@ -144,5 +149,6 @@ export const renderMemory = (m: MemoryBench): Array<string> => [
       `| ${r.store} | ${fmt(r.transactions)} | ${mib(r.heapBefore)} → ${mib(r.heapAfter)} | **${kbPerTx(r.heapAfter - r.heapBefore, r.transactions)} KB** | ${mib(r.rssBefore)} → ${mib(r.rssAfter)} | ${kbPerTx(r.rssAfter - r.rssBefore, r.transactions)} KB | ${mib(r.externalBefore)} → ${mib(r.externalAfter)} | ${kbPerTx(r.journalBytes, r.transactions)} KB |`
   ),
   "",
+  ...(m.soak === undefined ? [] : renderSoak(m.soak)),
   ...(m.skipped.length > 0 ? [`Skipped: ${m.skipped.join("; ")}.`, ""] : [])
 ]

@@ -1,0 +1,94 @@
+/**
+ * The memory section's soak, as issue 13 words its row: the memory of a running node over a
+ * 5-minute run. A node composed as `sandnet start --in-memory` does (its journals in its memory
+ * store) serves the load section's mixed wallet load (40 clients: an offer to the next user,
+ * accepting the previous user's, a token-standard transfer, reads) for `SANDNET_BENCH_SOAK_SECONDS`
+ * (default 300) after 10 s of warm-up. The heap after a full garbage collection, the RSS and the
+ * external memory are sampled every minute with the transactions the validator's participant has
+ * committed (its ledger end); kept per transaction = growth / transactions committed meanwhile.
+ */
+import { makeDevToken } from "@sandnet/http"
+import { Effect } from "effect"
+import { startNode, json } from "./http.ts"
+import { CLIENTS, prepareUsers, runClients } from "./load.ts"
+import { fmt } from "./machine.ts"
+import { sample } from "./memory.ts"
+
+export interface SoakSample {
+  /** Seconds since the soak started (after the warm-up). */
+  readonly seconds: number
+  /** The validator's ledger end: transactions its participant committed since genesis. */
+  readonly ledgerEnd: number
+  readonly heap: number
+  readonly rss: number
+  readonly external: number
+}
+
+export interface SoakBench {
+  readonly clients: number
+  readonly seconds: number
+  readonly samples: ReadonlyArray<SoakSample>
+  readonly requests: number
+  /** Answers that were not 2xx, by status, and the first answer of each status. */
+  readonly failures: Readonly<Record<string, number>>
+  readonly firstByStatus: Readonly<Record<string, string>>
+}
+
+const WARMUP_SECONDS = 10
+const SAMPLE_EVERY_MS = 60_000
+
+/** How long the soak runs: `SANDNET_BENCH_SOAK_SECONDS` (0 skips it), default 300. */
+export const soakSeconds = (): number => {
+  const raw = process.env["SANDNET_BENCH_SOAK_SECONDS"]
+  const seconds = raw === undefined || raw === "" ? 300 : Number(raw)
+  if (!Number.isFinite(seconds) || seconds < 0) throw new Error(`SANDNET_BENCH_SOAK_SECONDS must be a number of seconds, got ${JSON.stringify(raw)}`)
+  return Math.round(seconds)
+}
+
+export const benchSoak = async (seconds: number): Promise<SoakBench> => {
+  const node = await startNode()
+  try {
+    const users = await prepareUsers(node.url)
+    const admin = await Effect.runPromise(makeDevToken({ user: "participant_admin" }))
+    const ledgerEnd = async () => ((await json(`${node.url}/v2/state/ledger-end`, { token: admin })) as { offset: number }).offset
+    await runClients({ type: "run", clients: CLIENTS, warmupSeconds: 0, seconds: WARMUP_SECONDS, target: { kind: "mixed", users } })
+    const started = performance.now()
+    const sampleNow = async (): Promise<SoakSample> => {
+      const end = await ledgerEnd()
+      return { seconds: Math.round((performance.now() - started) / 1000), ledgerEnd: end, ...sample() }
+    }
+    const samples: Array<SoakSample> = [await sampleNow()]
+    const pending: Array<Promise<void>> = []
+    const timer = setInterval(() => pending.push(sampleNow().then((s) => void samples.push(s))), SAMPLE_EVERY_MS)
+    const run = await runClients({ type: "run", clients: CLIENTS, warmupSeconds: 0, seconds, target: { kind: "mixed", users } })
+    clearInterval(timer)
+    await Promise.all(pending)
+    samples.push(await sampleNow())
+    return { clients: CLIENTS, seconds, samples, requests: run.done.reads.length + run.done.writes.length, failures: run.done.failures, firstByStatus: run.done.firstByStatus }
+  } finally {
+    await node.close()
+  }
+}
+
+const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
+const perTx = (bytes: number, transactions: number): string => (transactions <= 0 ? "n/a" : `${fmt(bytes / transactions / 1000, 1)} KB`)
+
+export const renderSoak = (s: SoakBench): Array<string> => {
+  const first = s.samples[0]!
+  const last = s.samples[s.samples.length - 1]!
+  const minute = s.samples.find((x) => x.seconds >= 60) ?? first
+  const transactions = last.ledgerEnd - first.ledgerEnd
+  const failures = Object.entries(s.failures)
+  return [
+    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's ${s.clients} clients: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`sandnet start --in-memory\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
+    "",
+    "| seconds | ledger end | heap (MiB) | RSS (MiB) | external (MiB) |",
+    "|---|---|---|---|---|",
+    ...s.samples.map((x) => `| ${fmt(x.seconds)} | ${fmt(x.ledgerEnd)} | ${mib(x.heap)} | ${mib(x.rss)} | ${mib(x.external)} |`),
+    "",
+    failures.length === 0
+      ? "Every request answered 2xx."
+      : `Refused: ${failures.map(([status, n]) => `${fmt(n)} answered ${status} (the first: \`${(s.firstByStatus[status] ?? "").replaceAll("`", "'")}\`)`).join(", ")}.`,
+    ""
+  ]
+}
