@@ -8,8 +8,9 @@
  * journal entry, and as JavaScript strings they were copied by each young-generation collection
  * they survived (`node --trace-gc` of `sandnet bench --only load`: scavenges took 1.8 s of a run,
  * 1.4 s with the bytes outside). The entries of one write share one exact-size buffer (no pool
- * slack). Snapshot bodies, which later writes replace or delete, stay strings: a buffer each cost
- * more to allocate than the collections it saved.
+ * slack), and the buffers are compressed a megabyte at a time (memory-journal-bytes.ts). Snapshot
+ * bodies, which later writes replace or delete, stay strings: a buffer each cost more to allocate
+ * than the collections it saved.
  *
  * A `MemoryBacking` outlives the layers built on it: releasing a layer and building another one on
  * the same backing is a "restart" that keeps everything (a simulated node crash and recovery).
@@ -18,25 +19,28 @@ import { Effect, Either, Option, type Scope } from "effect"
 import { type DuplicateSequence, type SequenceGap, StoreClosed } from "./errors.ts"
 import { checkHeads, compareCodePoints, type JournalEntry, type PreparedWrite, type SnapshotEntry, type StoreStats } from "./model.ts"
 import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
+import { JournalBytes, type WriteBytes } from "./memory-journal-bytes.ts"
 import { offerWriteNow } from "./sync-write.ts"
 
 interface StoredEntry {
   readonly kind: string
-  /** The body's JSON as UTF-8 bytes at [start, end) of its write's buffer. */
-  readonly bytes: Buffer
+  /** The body's JSON as UTF-8 bytes at [start, end) of its write's bytes. */
+  readonly bytes: WriteBytes
   readonly start: number
   readonly end: number
 }
-
-const textOf = (entry: StoredEntry): string => entry.bytes.toString("utf8", entry.start, entry.end)
 
 /** The data of an in-memory store, shareable between successive layers. */
 export interface MemoryBacking {
   readonly streams: Map<string, Array<StoredEntry>>
   readonly snapshots: Map<string, Map<string, string>>
+  /** The journal entries' bytes (compressed a megabyte at a time). */
+  readonly journal: JournalBytes
 }
 
-export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map() })
+export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map(), journal: new JournalBytes() })
+
+const textOf = (backing: MemoryBacking, entry: StoredEntry): string => backing.journal.text(entry.bytes, entry.start, entry.end)
 
 const headOf = (backing: MemoryBacking, stream: string) => backing.streams.get(stream)?.length ?? 0
 
@@ -44,18 +48,20 @@ const headOf = (backing: MemoryBacking, stream: string) => backing.streams.get(s
 const appendEntries = (backing: MemoryBacking, entries: PreparedWrite["entries"]): void => {
   let size = 0
   for (const entry of entries) size += Buffer.byteLength(entry.json, "utf8")
-  const bytes = Buffer.allocUnsafeSlow(size)
+  const buffer = Buffer.allocUnsafeSlow(size)
+  const ends: Array<number> = []
   let at = 0
-  for (const entry of entries) {
+  for (const entry of entries) ends.push((at += buffer.write(entry.json, at, "utf8")))
+  // handed over once filled: adding it may compress it at once
+  const bytes = backing.journal.add(buffer)
+  entries.forEach((entry, i) => {
     let stored = backing.streams.get(entry.stream)
     if (stored === undefined) {
       stored = []
       backing.streams.set(entry.stream, stored)
     }
-    const end = at + bytes.write(entry.json, at, "utf8")
-    stored.push({ kind: entry.kind, bytes, start: at, end })
-    at = end
-  }
+    stored.push({ kind: entry.kind, bytes, start: i === 0 ? 0 : ends[i - 1]!, end: ends[i]! })
+  })
 }
 
 /** Applies a checked write in one synchronous step: its entries appended, its snapshot ops applied. */
@@ -124,7 +130,7 @@ const memoryReads = (backing: MemoryBacking): Pick<StoreCore, "readStream" | "st
       const out: Array<JournalEntry> = []
       for (let i = fromSeq - 1; i < end; i++) {
         const entry = stored[i]!
-        out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(textOf(entry)) })
+        out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(textOf(backing, entry)) })
       }
       return out
     }),
