@@ -21,6 +21,8 @@ export interface LoadClientsRun {
   readonly clients: number
   readonly warmupSeconds: number
   readonly seconds: number
+  /** Each client's pace, in requests per second (default: as fast as answered). */
+  readonly stepsPerSecond?: number
   /** The mixed wallet load on the node, or GETs of the bare server's URL. */
   readonly target: { readonly kind: "mixed"; readonly users: LoadUsers } | { readonly kind: "bare"; readonly url: string }
 }
@@ -143,15 +145,21 @@ const makeStep = (agent: http.Agent, users: LoadUsers, failed: (text: string) =>
   }
 }
 
-/** Runs `clients` loops of `step(client, i)` for `seconds`. */
-const drive = async (clients: number, seconds: number, step: (client: number, i: number) => Promise<Sample>) => {
+const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
+
+/** Runs `clients` loops of `step(client, i)` for `seconds`, each at most `stepsPerSecond` steps a second. */
+const drive = async (clients: number, seconds: number, step: (client: number, i: number) => Promise<Sample>, stepsPerSecond?: number) => {
   const samples: Array<Sample> = []
   const cpu = process.cpuUsage()
   const started = performance.now()
   const deadline = started + seconds * 1000
   await Promise.all(
     Array.from({ length: clients }, async (_, client) => {
-      for (let i = 0; performance.now() < deadline; i++) samples.push(await step(client, i))
+      for (let i = 0; performance.now() < deadline; i++) {
+        const due = stepsPerSecond === undefined ? 0 : started + (i * 1000) / stepsPerSecond - performance.now()
+        if (due > 0) await sleep(due)
+        samples.push(await step(client, i))
+      }
     })
   )
   const used = process.cpuUsage(cpu)
@@ -167,10 +175,10 @@ const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
       ? makeStep(agent, target.users, failures.failed)
       : ((url: URL) => () => timed("read", () => request(agent, url, "GET", {}), failures.failed))(new URL(target.url))
   try {
-    if (run.warmupSeconds > 0) await drive(run.clients, run.warmupSeconds, step)
+    if (run.warmupSeconds > 0) await drive(run.clients, run.warmupSeconds, step, run.stepsPerSecond)
     failures.reset()
     process.send?.({ type: "measuring" } satisfies FromLoadClients)
-    const measured = await drive(run.clients, run.seconds, step)
+    const measured = await drive(run.clients, run.seconds, step, run.stepsPerSecond)
     const of = (kind: Sample["kind"]) => measured.samples.filter((s) => s.kind === kind).map((s) => s.millis)
     return {
       type: "done",

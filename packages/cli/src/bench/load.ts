@@ -94,11 +94,11 @@ export const runClients = (run: LoadClientsRun): Promise<Measured> =>
   })
 
 /** Onboards and taps one wallet user per client; their parties and tokens, and a scan event to look up. */
-export const prepareUsers = async (nodeUrl: string): Promise<LoadUsers> => {
+export const prepareUsers = async (nodeUrl: string, clients: number = CLIENTS): Promise<LoadUsers> => {
   const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
   const admin = await token("participant_admin")
   const wallet = `${nodeUrl}/api/validator`
-  const users = Array.from({ length: CLIENTS }, (_, i) => `load${i}`)
+  const users = Array.from({ length: clients }, (_, i) => `load${i}`)
   const parties: Array<string> = []
   for (const name of users) parties.push(((await json(`${wallet}/v0/admin/users`, { token: admin, body: { name } })) as { party_id: string }).party_id)
   const auths = await Promise.all(users.map(async (name) => ({ authorization: `Bearer ${await token(name)}` })))

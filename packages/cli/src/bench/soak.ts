@@ -10,7 +10,7 @@
 import { makeDevToken } from "@sandnet/http"
 import { Effect } from "effect"
 import { startNode, json } from "./http.ts"
-import { CLIENTS, prepareUsers, runClients } from "./load.ts"
+import { prepareUsers, runClients } from "./load.ts"
 import { fmt } from "./machine.ts"
 import { sample } from "./memory.ts"
 
@@ -35,6 +35,15 @@ export interface SoakBench {
 }
 
 const WARMUP_SECONDS = 10
+/**
+ * The load section's cycle at about the issue's soak rate (14,600 transactions in 5 minutes): 6
+ * clients of 16 requests a second, about 40 transactions a second, which the validator's traffic
+ * sustains for the 5 minutes. Unpaced (about 220 transactions a second here) its 50 MB grant lasts
+ * a minute, and LocalNet's top-up (1.2 MB a minute) a few seconds of each minute after it: the rest
+ * answers 503 SEQUENCER_TRAFFIC_EXCEEDED.
+ */
+const CLIENTS = 6
+const STEPS_PER_SECOND = 16
 const SAMPLE_EVERY_MS = 60_000
 
 /** How long the soak runs: `SANDNET_BENCH_SOAK_SECONDS` (0 skips it), default 300. */
@@ -48,10 +57,11 @@ export const soakSeconds = (): number => {
 export const benchSoak = async (seconds: number): Promise<SoakBench> => {
   const node = await startNode()
   try {
-    const users = await prepareUsers(node.url)
+    const users = await prepareUsers(node.url, CLIENTS)
     const admin = await Effect.runPromise(makeDevToken({ user: "participant_admin" }))
     const ledgerEnd = async () => ((await json(`${node.url}/v2/state/ledger-end`, { token: admin })) as { offset: number }).offset
-    await runClients({ type: "run", clients: CLIENTS, warmupSeconds: 0, seconds: WARMUP_SECONDS, target: { kind: "mixed", users } })
+    const paced = { type: "run", clients: CLIENTS, warmupSeconds: 0, stepsPerSecond: STEPS_PER_SECOND, target: { kind: "mixed", users } } as const
+    await runClients({ ...paced, seconds: WARMUP_SECONDS })
     const started = performance.now()
     const sampleNow = async (): Promise<SoakSample> => {
       const end = await ledgerEnd()
@@ -60,7 +70,7 @@ export const benchSoak = async (seconds: number): Promise<SoakBench> => {
     const samples: Array<SoakSample> = [await sampleNow()]
     const pending: Array<Promise<void>> = []
     const timer = setInterval(() => pending.push(sampleNow().then((s) => void samples.push(s))), SAMPLE_EVERY_MS)
-    const run = await runClients({ type: "run", clients: CLIENTS, warmupSeconds: 0, seconds, target: { kind: "mixed", users } })
+    const run = await runClients({ ...paced, seconds })
     clearInterval(timer)
     await Promise.all(pending)
     samples.push(await sampleNow())
@@ -80,7 +90,7 @@ export const renderSoak = (s: SoakBench): Array<string> => {
   const transactions = last.ledgerEnd - first.ledgerEnd
   const failures = Object.entries(s.failures)
   return [
-    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's ${s.clients} clients: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`sandnet start --in-memory\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
+    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's cycle on ${s.clients} clients of ${STEPS_PER_SECOND} requests a second: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`sandnet start --in-memory\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
     "",
     "| seconds | ledger end | heap (MiB) | RSS (MiB) | external (MiB) |",
     "|---|---|---|---|---|",
