@@ -13,10 +13,9 @@ import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
 import { startOfferNode } from "./storage.ts"
 import { fmt } from "./machine.ts"
+import { sample } from "./heap-sample.ts"
 import { benchSoak, renderSoak, soakSeconds, type SoakBench } from "./soak.ts"
 
 export interface MemoryBenchRow {
@@ -43,26 +42,6 @@ export interface MemoryBench {
 
 const TRANSACTIONS = 3000
 const WARMUP = 200
-
-/** Node's `gc()`, made available without restarting the process with --expose-gc. */
-const collect = (() => {
-  let gc: (() => void) | undefined
-  return (): void => {
-    if (gc === undefined) {
-      v8.setFlagsFromString("--expose-gc")
-      gc = vm.runInNewContext("gc") as () => void
-    }
-    gc()
-    gc()
-  }
-})()
-
-/** The heap, RSS and external memory after a full garbage collection. */
-export const sample = () => {
-  collect()
-  const m = process.memoryUsage()
-  return { heap: m.heapUsed, rss: m.rss, external: m.external }
-}
 
 /** Bytes of JSON of the entries appended after `heads`. */
 const journalBytesSince = (store: EventStore["Type"], heads: ReadonlyMap<string, number>) =>

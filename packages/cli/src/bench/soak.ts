@@ -12,7 +12,7 @@ import { Effect } from "effect"
 import { startNode, json } from "./http.ts"
 import { prepareUsers, runClients } from "./load.ts"
 import { fmt } from "./machine.ts"
-import { sample } from "./memory.ts"
+import { sample } from "./heap-sample.ts"
 
 export interface SoakSample {
   /** Seconds since the soak started (after the warm-up). */
