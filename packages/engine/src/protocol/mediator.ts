@@ -49,8 +49,6 @@ export class MediatorLogic {
   /** Update ids that got a verdict (or are pending), with the request that owns them. */
   private readonly owners = new Map<string, Micros>()
   readonly stats: MediatorStats = { accepted: 0, rejected: 0, timedOut: 0, duplicates: 0 }
-  /** Verdicts in the order they were issued (the mediator's journal). */
-  readonly issued: Array<Verdict> = []
 
   constructor(
     readonly synchronizer: SynchronizerInfo,
@@ -188,7 +186,6 @@ export class MediatorLogic {
       })),
       rootViews: [...pending.rootViews]
     }
-    if (owned) this.issued.push(verdict)
     const recipients = new Set<Address>()
     recipients.add(request.submittingParticipant)
     for (const view of pending.views) {
