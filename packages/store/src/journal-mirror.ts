@@ -49,15 +49,19 @@ const bodyTextOf = (line: string, stream: string, seq: number, kind: string): st
 const isLineShape = (value: unknown): value is readonly [string, number, string, unknown] =>
   Array.isArray(value) && value.length === 4 && typeof value[0] === "string" && Number.isSafeInteger(value[1]) && typeof value[2] === "string"
 
-/** Parses the mirror's complete lines; any line out of shape or out of order makes the whole file unusable. */
-const parseMirror = (text: string, completeBytes: number): MirrorContents => {
-  if (!text.startsWith(`${FORMAT_LINE}\n`)) return { _tag: "Unusable", reason: "not a journal mirror of this format" }
+/**
+ * Parses the mirror's complete lines (`bytes` up to `completeBytes`), each decoded on its own: the
+ * file may be larger than the longest string V8 can hold (about 512 MB), which a node with a long
+ * history reaches. Any line out of shape or out of order makes the whole file unusable.
+ */
+const parseMirror = (bytes: Buffer, completeBytes: number): MirrorContents => {
+  const format = Buffer.from(`${FORMAT_LINE}\n`, "utf8")
+  if (completeBytes < format.length || !bytes.subarray(0, format.length).equals(format)) return { _tag: "Unusable", reason: "not a journal mirror of this format" }
   const streams = new Map<string, Array<JournalEntry>>()
   const lastLines = new Map<string, { line: string; seq: number; kind: string }>()
-  let pos = FORMAT_LINE.length + 1
-  while (pos < text.length) {
-    const end = text.indexOf("\n", pos)
-    const line = text.slice(pos, end)
+  for (let pos = format.length; pos < completeBytes;) {
+    const end = bytes.indexOf(10, pos)
+    const line = bytes.toString("utf8", pos, end)
     pos = end + 1
     let value: unknown
     try {
@@ -77,16 +81,20 @@ const parseMirror = (text: string, completeBytes: number): MirrorContents => {
   return { _tag: "Loaded", streams, lastBodies, completeBytes }
 }
 
-/** Reads and parses the file (complete lines only). */
+/** Reads and parses the file (complete lines only); a file that cannot be read or parsed is reported, never thrown. */
 export const readMirror = (file: string): MirrorContents => {
   let bytes: Buffer
   try {
     bytes = fs.readFileSync(file)
-  } catch {
-    return { _tag: "Absent" }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    return code === "ENOENT" ? { _tag: "Absent" } : { _tag: "Unusable", reason: `cannot read it: ${code ?? String(error)}` }
   }
-  const completeBytes = bytes.lastIndexOf(10) + 1
-  return parseMirror(bytes.toString("utf8", 0, completeBytes), completeBytes)
+  try {
+    return parseMirror(bytes, bytes.lastIndexOf(10) + 1)
+  } catch (error) {
+    return { _tag: "Unusable", reason: error instanceof Error ? error.message : String(error) }
+  }
 }
 
 export interface JournalMirror {

@@ -115,6 +115,16 @@ describe("journal mirror", () => {
     )
   })
 
+  it("a file that cannot be read or parsed is reported as unusable, never thrown", () => {
+    const dir = path.join(root, "not-a-file.jsonl")
+    fs.mkdirSync(dir)
+    expect(readMirror(dir)).toMatchObject({ _tag: "Unusable" })
+    const garbage = path.join(root, "garbage.jsonl")
+    fs.writeFileSync(garbage, Buffer.from([0xff, 0xfe, 0x00, 0x0a, 0x7b, 0x0a]))
+    expect(readMirror(garbage)).toMatchObject({ _tag: "Unusable" })
+    expect(readMirror(path.join(root, "missing.jsonl"))).toEqual({ _tag: "Absent" })
+  })
+
   it.live("an embedded store's start uses the file for what it holds and the database for the rest", () =>
     Effect.gen(function*() {
       const dataDir = path.join(root, "embedded")
