@@ -23,11 +23,28 @@ export const sha256Hex = (data: string | Uint8Array): string =>
 export const sha512Hex = (data: string): string =>
   oneShot !== undefined ? oneShot("sha512", data, "hex") : crypto.createHash("sha512").update(data).digest("hex")
 
+/** How sha256OfParts frames a part: length-prefixed, so that ("ab","c") and ("a","bc") differ. */
+const framedPart = (part: string): string => `${part.length}:${part}`
+
 /** SHA-256 over several parts, each length-prefixed so that ("ab","c") and ("a","bc") differ. */
 export const sha256OfParts = (...parts: ReadonlyArray<string>): string => {
   let text = ""
-  for (const part of parts) text += `${part.length}:${part}`
+  for (const part of parts) text += framedPart(part)
   return sha256Hex(text)
+}
+
+/** sha256OfParts over parts given one at a time: `digest()` equals sha256OfParts of every part added so far. */
+export interface RunningParts {
+  readonly add: (part: string) => void
+  readonly digest: () => string
+}
+
+export const runningParts = (): RunningParts => {
+  const hash = crypto.createHash("sha256")
+  return {
+    add: (part) => void hash.update(framedPart(part)),
+    digest: () => hash.copy().digest("hex")
+  }
 }
 
 /**

@@ -3,9 +3,8 @@
  * packages, parties), stored in the `derived` stream now and then and at shutdown, and checked by
  * `sandnet rebuild` against the ones it recomputes from the journals.
  */
-import { invariant, sha256OfParts } from "@sandnet/core"
+import { invariant, runningParts, sha256OfParts, type RunningParts } from "@sandnet/core"
 import { LedgerApi, type CoinNetwork } from "@sandnet/engine"
-import * as crypto from "node:crypto"
 import { Streams } from "../journal/streams.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 
@@ -42,23 +41,20 @@ export interface DerivedIndexes {
  */
 export type DigestFormat = 1 | 2
 
-/** A running sha256OfParts of a list that only grows: the parts after `count` are hashed at each digest. */
-interface RunningParts {
-  readonly hash: crypto.Hash
+/** A list that only grows, with the running sha256OfParts of its items' parts up to `count`. */
+interface Running {
+  readonly parts: RunningParts
   count: number
 }
 
-const running = new WeakMap<object, RunningParts>()
+const running = new WeakMap<object, Running>()
 
 const runningDigest = <A>(list: ReadonlyArray<A>, partOf: (item: A) => string): string => {
   let state = running.get(list)
-  if (state === undefined) running.set(list, (state = { hash: crypto.createHash("sha256"), count: 0 }))
+  if (state === undefined) running.set(list, (state = { parts: runningParts(), count: 0 }))
   invariant(list.length >= state.count, "a scan's updates and verdicts only grow")
-  for (; state.count < list.length; state.count++) {
-    const part = partOf(list[state.count]!)
-    state.hash.update(`${part.length}:${part}`)
-  }
-  return state.hash.copy().digest("hex")
+  for (; state.count < list.length; state.count++) state.parts.add(partOf(list[state.count]!))
+  return state.parts.digest()
 }
 
 const updatePart = (u: { readonly offset: number; readonly update: { readonly updateId: string } }) => `${u.offset}:${u.update.updateId}`
