@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import type { StorageError } from "./errors.ts"
 import type { JournalMirror, MirrorContents } from "./journal-mirror.ts"
 import { compareCodePoints, type EncodedEntry, type JournalEntry } from "./model.ts"
+import { readPages } from "./pages.ts"
 
 /** What the read needs from the database, bodies as the text it holds. */
 export interface MirrorReadBackend {
@@ -25,8 +26,6 @@ export interface MirrorReadBackend {
   readonly readTexts: (stream: string, fromSeq: number, limit: number) => Effect.Effect<ReadonlyArray<EncodedEntry>, StorageError>
 }
 
-const PAGE = 5000
-
 type Loaded = Extract<MirrorContents, { readonly _tag: "Loaded" }>
 
 const matches = (contents: Loaded, heads: ReadonlyMap<string, number>, backend: MirrorReadBackend) =>
@@ -37,17 +36,6 @@ const matches = (contents: Loaded, heads: ReadonlyMap<string, number>, backend: 
     const texts = yield* backend.bodyTexts([...contents.streams].map(([stream, entries]) => ({ stream, seq: entries.length })))
     for (const [stream, text] of contents.lastBodies) if (texts.get(stream) !== text) return false
     return true
-  })
-
-const readFrom = (backend: MirrorReadBackend, stream: string, fromSeq: number, head: number) =>
-  Effect.gen(function*() {
-    const out: Array<EncodedEntry> = []
-    while (fromSeq + out.length <= head) {
-      const page = yield* backend.readTexts(stream, fromSeq + out.length, PAGE)
-      for (const e of page) out.push(e)
-      if (page.length < PAGE) break
-    }
-    return out
   })
 
 const decoded = (e: EncodedEntry): JournalEntry => ({ stream: e.stream, seq: e.seq, kind: e.kind, body: JSON.parse(e.json) })
@@ -63,7 +51,7 @@ export const readAllMirrored = (mirror: JournalMirror, backend: MirrorReadBacken
     const fromDatabase: Array<EncodedEntry> = []
     for (const stream of [...heads.keys()].sort(compareCodePoints)) {
       const mirrored = loaded?.streams.get(stream) ?? []
-      const tail = yield* readFrom(backend, stream, mirrored.length + 1, heads.get(stream)!)
+      const tail = yield* readPages((from, limit) => backend.readTexts(stream, from, limit), mirrored.length + 1, heads.get(stream)!)
       for (const e of tail) fromDatabase.push(e)
       out.set(stream, tail.length === 0 ? mirrored : [...mirrored, ...tail.map(decoded)])
     }

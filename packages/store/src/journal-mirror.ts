@@ -98,7 +98,6 @@ export const readMirror = (file: string): MirrorContents => {
 }
 
 export interface JournalMirror {
-  readonly file: string
   /** What the file held at the start (read once, ahead of time when `prefetch` ran); later calls get Absent. */
   readonly takeContents: () => MirrorContents
   /** Whether commits are appended (the file holds exactly the committed entries). */
@@ -172,7 +171,6 @@ export const makeJournalMirror = (file: string): JournalMirror => {
     }
   }
   return {
-    file,
     takeContents: () => {
       clearImmediate(prefetch)
       const taken = contents ?? readMirror(file)

@@ -12,6 +12,7 @@ import {
   type StoreStats,
   type WriteBatch
 } from "./model.ts"
+import { readPages } from "./pages.ts"
 import type { WriteError } from "./writer.ts"
 
 /**
@@ -76,21 +77,11 @@ export interface StoreCore {
   readonly stats: Effect.Effect<StoreStats>
 }
 
-const PAGE = 5000
-
 /** Every stream read page by page. */
 const readEveryStream = (core: StoreCore): Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError> =>
   Effect.gen(function*() {
     const out = new Map<string, ReadonlyArray<JournalEntry>>()
-    for (const stream of yield* core.streams) {
-      const entries: Array<JournalEntry> = []
-      for (;;) {
-        const page = yield* core.readStream(stream, entries.length + 1, PAGE)
-        for (const e of page) entries.push(e)
-        if (page.length < PAGE) break
-      }
-      out.set(stream, entries)
-    }
+    for (const stream of yield* core.streams) out.set(stream, yield* readPages((from, limit) => core.readStream(stream, from, limit)))
     return out
   })
 

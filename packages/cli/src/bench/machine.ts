@@ -31,3 +31,9 @@ export const bestOf = async <A>(n: number, run: () => Promise<A>, better: (a: A,
 
 /** A figure as the reports print it: thousands separated, `digits` decimals. */
 export const fmt = (n: number, digits = 0): string => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+/** Bytes as MiB, one decimal (the memory sections). */
+export const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
+
+/** Bytes per transaction as kB, one decimal (without the unit). */
+export const kbPerTx = (bytes: number, transactions: number): string => fmt(bytes / transactions / 1000, 1)

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startOfferNode } from "./storage.ts"
-import { fmt } from "./machine.ts"
+import { fmt, kbPerTx, mib } from "./machine.ts"
 import { sample } from "./heap-sample.ts"
 import { benchSoak, renderSoak, soakSeconds, type SoakBench } from "./soak.ts"
 
@@ -108,8 +108,6 @@ export const benchMemory = async (): Promise<MemoryBench> => {
   return { rows, soak: seconds === 0 ? undefined : await benchSoak(seconds), skipped }
 }
 
-const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
-const kbPerTx = (bytes: number, n: number): string => fmt(bytes / n / 1000, 1)
 
 export const renderMemory = (m: MemoryBench): Array<string> => [
   "## Memory of a running node",

@@ -11,7 +11,7 @@ import { makeDevToken } from "@sandnet/http"
 import { Effect } from "effect"
 import { startNode, json } from "./http.ts"
 import { prepareUsers, runClients } from "./load.ts"
-import { fmt } from "./machine.ts"
+import { fmt, kbPerTx, mib } from "./machine.ts"
 import { sample } from "./heap-sample.ts"
 
 export interface SoakSample {
@@ -80,8 +80,7 @@ export const benchSoak = async (seconds: number): Promise<SoakBench> => {
   }
 }
 
-const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
-const perTx = (bytes: number, transactions: number): string => (transactions <= 0 ? "n/a" : `${fmt(bytes / transactions / 1000, 1)} KB`)
+const perTx = (bytes: number, transactions: number): string => (transactions <= 0 ? "n/a" : `${kbPerTx(bytes, transactions)} KB`)
 
 export const renderSoak = (s: SoakBench): Array<string> => {
   const first = s.samples[0]!
