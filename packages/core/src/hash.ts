@@ -39,13 +39,18 @@ export interface RunningParts {
   readonly digest: () => string
 }
 
-export const runningParts = (): RunningParts => {
+/** A SHA-256 fed text by text, each framed by `frame`, that can be read at any point. */
+const streamingSha256 = (frame: (text: string) => ReadonlyArray<string>) => {
   const hash = crypto.createHash("sha256")
   return {
-    add: (part) => void hash.update(framedPart(part)),
-    digest: () => hash.copy().digest("hex")
+    add: (text: string): void => {
+      for (const piece of frame(text)) hash.update(piece)
+    },
+    digest: (): string => hash.copy().digest("hex")
   }
 }
+
+export const runningParts = (): RunningParts => streamingSha256((part) => [framedPart(part)])
 
 /**
  * Canonical JSON: object keys sorted, no whitespace. Objects are compared and hashed through this
@@ -136,12 +141,6 @@ export interface RunningHash {
 }
 
 export const runningHash = (): RunningHash => {
-  const hash = crypto.createHash("sha256")
-  return {
-    update: (text) => {
-      hash.update(text)
-      hash.update("\n")
-    },
-    digest: () => hash.copy().digest("hex")
-  }
+  const hash = streamingSha256((text) => [text, "\n"])
+  return { update: hash.add, digest: hash.digest }
 }
