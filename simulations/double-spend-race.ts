@@ -114,7 +114,7 @@ settle: 2m
     }
     // The coin was consumed by one update, at every node that saw it.
     for (const node of [...result.network.superValidators, ...result.network.validators]) {
-      const consumedBy = node.participant.logic.log.filter(
+      const consumedBy = [...node.participant.logic.log].filter(
         (e) => e.update.kind === "transaction" && e.update.nodes.some((n) => n.kind === "exercised" && n.consuming && n.contractId === state.coin)
       )
       if (consumedBy.length > 1) failures.push(`${node.name} consumed ${state.coin} ${consumedBy.length} times`)

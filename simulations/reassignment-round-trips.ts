@@ -83,7 +83,7 @@ settle: 2m
         if (active.reassignmentCounter !== MOVES) failures.push(`${node.name}: reassignment counter ${active.reassignmentCounter}, expected ${MOVES}`)
       }
       // The node's history: unassign n then assign n, for n = 1..MOVES, each assign naming its unassign.
-      const events = logic.log.flatMap((e) => (e.update.kind === "reassignment" && "event" in e.update && eventContract(e.update.event) === state.coin ? [e.update.event] : []))
+      const events = [...logic.log].flatMap((e) => (e.update.kind === "reassignment" && "event" in e.update && eventContract(e.update.event) === state.coin ? [e.update.event] : []))
       const counters = events.map((e) => `${e.kind}:${e.reassignmentCounter}`)
       const expected = Array.from({ length: MOVES }, (_, i) => [`unassign:${i + 1}`, `assign:${i + 1}`]).flat()
       if (counters.join(",") !== expected.join(",")) failures.push(`${node.name}: reassignment events ${counters.join(",")}, expected ${expected.join(",")}`)

@@ -24,6 +24,7 @@ import { ExternalPartySetupPackage } from "./coin/external-party-setup.ts"
 import { PingPackage } from "./builtin/ping.ts"
 import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/rules.ts"
 import { TemplateRegistry } from "./ledger/template.ts"
+import type { ArchivedLogLimits } from "./history/archived-log.ts"
 import { Network } from "./network/network.ts"
 import { makeParticipant, type ParticipantNode } from "./participant/index.ts"
 import { ScanStore } from "./scan/store.ts"
@@ -53,6 +54,16 @@ export interface CoinNetworkConfig {
    * traffic with coin (the top-up automation).
    */
   readonly initialExtraTraffic: { readonly superValidator: number; readonly validator: number }
+}
+
+/** How a network keeps what it does not share with its config (not journaled: a node may change it between runs). */
+export interface NetworkKeeping {
+  /**
+   * How much of each history log (update logs, scans' updates and verdicts) stays as objects;
+   * the rest is kept compressed (history/archived-log.ts). Everything stays when absent (a
+   * simulation); a serving node archives.
+   */
+  readonly historyLimits?: ArchivedLogLimits | undefined
 }
 
 export const defaultCoinNetworkConfig: CoinNetworkConfig = {
@@ -123,7 +134,7 @@ export interface CoinNetwork {
 
 export { defaultCoinConfig }
 
-export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinNetwork, never, Network | Topology> =>
+export const buildCoinNetwork = (config: CoinNetworkConfig, keeping: NetworkKeeping = {}): Effect.Effect<CoinNetwork, never, Network | Topology> =>
   Effect.gen(function* () {
     invariant(config.superValidators >= 1, "a network needs at least one super validator")
     invariant(config.synchronizers.length >= 1, "a network needs at least one synchronizer")
@@ -141,7 +152,7 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
         const namespace = namespaceOf(`${config.name}:participant:${name}`)
         const uid = participantUid(name, namespace)
         topology.addParticipant({ uid, name, address: uid, isSuperValidator })
-        const participant = yield* makeParticipant({ uid, name, namespace, isSuperValidator, defaultSynchronizer }, registry)
+        const participant = yield* makeParticipant({ uid, name, namespace, isSuperValidator, defaultSynchronizer, historyLimits: keeping.historyLimits }, registry)
         // its topology update is committed by submitGenesis (see ParticipantLogic.reserveParty)
         const operator = yield* Effect.orDie(participant.logic.reserveParty(name))
         return { participant, operator }
@@ -149,7 +160,7 @@ export const buildCoinNetwork = (config: CoinNetworkConfig): Effect.Effect<CoinN
     const names = networkNodeNames(config)
     for (const name of names.superValidators) {
       const { participant, operator } = yield* makeNode(name, true)
-      const scan = new ScanStore(participant.logic, dso)
+      const scan = new ScanStore(participant.logic, dso, keeping.historyLimits)
       participant.logic.addListener(scan)
       superValidators.push({ name, participant, operator, scan })
     }

@@ -50,7 +50,7 @@ describe("the transaction protocol", () => {
         expect(dsoReference(h.network, h.clock.now, h.network.superValidators.indexOf(sv))).toBeDefined()
         expect(sv.scan.updates.length).toBe(1)
       }
-      const ids = h.network.superValidators.map((sv) => sv.scan.updates[0]!.update.updateId)
+      const ids = h.network.superValidators.map((sv) => sv.scan.updates.at(0)!.update.updateId)
       expect(new Set(ids).size).toBe(1)
     })
   )

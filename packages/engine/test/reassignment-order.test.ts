@@ -52,12 +52,12 @@ describe("a reassignment seen out of order", () => {
       expect(v1.participant.logic.completionOf("move:assign", [alice])?._tag).toBe("Succeeded")
 
       const sv3 = h.network.superValidators[2]!.participant.logic
-      const kinds = sv3.log.flatMap(({ update }) => (update.kind === "reassignment" ? [update.event.kind] : []))
+      const kinds = [...sv3.log].flatMap(({ update }) => (update.kind === "reassignment" ? [update.event.kind] : []))
       expect(kinds).toEqual(order)
       if (lagFromCreation) {
         // sv3 committed the assign before the transaction that created the coin.
-        const createdAt = sv3.log.findIndex(({ update }) => update.kind === "transaction" && update.nodes.some((n) => n.kind === "created" && n.contractId === coin))
-        const assignedAt = sv3.log.findIndex(({ update }) => update.kind === "reassignment" && update.event.kind === "assign")
+        const createdAt = [...sv3.log].findIndex(({ update }) => update.kind === "transaction" && update.nodes.some((n) => n.kind === "created" && n.contractId === coin))
+        const assignedAt = [...sv3.log].findIndex(({ update }) => update.kind === "reassignment" && update.event.kind === "assign")
         expect(assignedAt).toBeLessThan(createdAt)
       }
       for (const node of h.network.participants) {

@@ -25,7 +25,7 @@ describe("crash recovery", () => {
       const { logic, timers } = ParticipantLogic.recover(before, h.clock.now)
       expect(timers).toEqual([])
       expect(logic.ledgerEnd).toBe(before.ledgerEnd)
-      expect(logic.log).toEqual(before.log)
+      expect([...logic.log]).toEqual([...before.log])
       const coins = (l: ParticipantLogic) => [...l.acs.ofTemplate(Coin.templateId, alice)].map((c) => c.created.contractId)
       expect(coins(logic)).toEqual(coins(before))
       expect(coins(logic)).toHaveLength(3)

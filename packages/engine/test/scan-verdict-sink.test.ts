@@ -17,7 +17,7 @@ describe("ScanStore.verdictSink", () => {
       const scan = harness.network.superValidators[0]!.scan
       expect(scan.verdictLog.length).toBeGreaterThan(0)
       scan.verdictSink = (verdict, trafficSummary) => sunk.push({ verdict, trafficSummary })
-      const first = scan.verdictLog[0]!
+      const first = scan.verdictLog.at(0)!
       // a duplicate: ignored by the scan, still handed to the sink
       expect(scan.ingestVerdict(first.verdict, first.trafficSummary)).toBe(false)
       expect(sunk).toEqual([{ verdict: first.verdict, trafficSummary: first.trafficSummary }])

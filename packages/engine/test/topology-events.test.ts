@@ -22,21 +22,21 @@ describe("participant authorization topology updates", () => {
     Effect.gen(function* () {
       const h = yield* makeHarness({ superValidators: 2, validators: 1 })
       for (const sv of h.network.superValidators) {
-        const [first, second] = sv.participant.logic.log
+        const [first, second] = [...sv.participant.logic.log]
         expect(first?.update.kind === "topology" ? first.update.events : undefined).toEqual([
           { kind: "authorizationAdded", partyId: sv.operator, participantId: sv.participant.logic.uid, permission: "Submission" }
         ])
         expect(second?.update.kind === "topology" ? second.update.events[0]?.partyId : undefined).toBe(h.network.dso)
       }
       // One topology transaction hosts the DSO on every super validator: the same update id everywhere.
-      const dsoIds = h.network.superValidators.map((sv) => sv.participant.logic.log[1]!.update.updateId)
+      const dsoIds = h.network.superValidators.map((sv) => sv.participant.logic.log.at(1)!.update.updateId)
       expect(new Set(dsoIds).size).toBe(1)
       const validator = h.network.validators[0]!
-      expect(topologyEntries(validator.participant.logic.log).map((e) => e.offset)).toEqual([1])
+      expect(topologyEntries([...validator.participant.logic.log]).map((e) => e.offset)).toEqual([1])
       // Scans never ingest topology updates; their offsets skip them.
       const scan = h.network.superValidators[0]!.scan
       expect(scan.updates.length).toBeGreaterThan(0)
-      expect(scan.updates.every((e) => e.offset > 2)).toBe(true)
+      expect([...scan.updates].every((e) => e.offset > 2)).toBe(true)
     })
   )
 
@@ -57,7 +57,7 @@ describe("participant authorization topology updates", () => {
       expect(v1.logic.updateById(entry.update.updateId)).toBe(entry)
       // Other participants' logs do not change.
       const sv1 = h.network.superValidators[0]!.participant.logic
-      expect(topologyEntries(sv1.log).map((e) => e.update.kind === "topology" && e.update.events[0]?.partyId)).not.toContain(alice)
+      expect(topologyEntries([...sv1.log]).map((e) => e.update.kind === "topology" && e.update.events[0]?.partyId)).not.toContain(alice)
     })
   )
 
@@ -68,7 +68,7 @@ describe("participant authorization topology updates", () => {
         yield* allocateAlice(h)
         const v1 = h.network.validators[0]!.participant
         yield* h.run(v1.allocateParty("bob"))
-        return topologyEntries(v1.logic.log).map((e) => `${e.offset}:${e.update.updateId}`)
+        return topologyEntries([...v1.logic.log]).map((e) => `${e.offset}:${e.update.updateId}`)
       })
       const first = yield* idsOf
       const second = yield* idsOf
@@ -96,7 +96,7 @@ describe("participant authorization topology updates", () => {
         h.clock.now
       )
       expect(Either.isRight(hosted)).toBe(true)
-      const last = v1.log[v1.log.length - 1]!.update
+      const last = v1.log.last()!.update
       expect(last.kind === "topology" ? last.events : []).toEqual([{ kind: "authorizationAdded", partyId: party, participantId: v1.uid, permission: "Observation" }])
       expect(Either.isLeft(v1.hostParty({ party, participants: [{ participantUid: v1.uid, permission: "Submission" }], threshold: 1, external: false }, h.clock.now))).toBe(
         true
@@ -152,8 +152,8 @@ describe("participant authorization topology updates", () => {
       const h = yield* makeHarness({ superValidators: 1, validators: 1 })
       const { v1 } = yield* allocateAlice(h)
       const { logic } = ParticipantLogic.recover(v1.logic, h.clock.now)
-      expect(logic.log).toEqual(v1.logic.log)
-      expect(topologyEntries(logic.log)).toHaveLength(2)
+      expect([...logic.log]).toEqual([...v1.logic.log])
+      expect(topologyEntries([...logic.log])).toHaveLength(2)
     })
   )
 })

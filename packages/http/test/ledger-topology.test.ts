@@ -223,7 +223,7 @@ describe("topology events of external parties and wallet users", () => {
     expect(authorizationsOf(items)).toEqual([
       { partyId: erin, participantId: facts.participantUid.replace(/^PAR::/, ""), participantPermission: "PARTICIPANT_PERMISSION_OBSERVATION", offset: end + 1 }
     ])
-    const onSv1 = sv1.log.flatMap((e) => (e.update.kind === "topology" ? e.update.events : [])).filter((e) => e.partyId === erin)
+    const onSv1 = [...sv1.log].flatMap((e) => (e.update.kind === "topology" ? e.update.events : [])).filter((e) => e.partyId === erin)
     expect(onSv1.map((e) => e.permission)).toEqual(["Confirmation"])
   })
 

@@ -53,7 +53,7 @@ beforeAll(async () => {
   })
   const engine = await node.engine()
   engine.network.registry.add(TestPackage)
-  genesisId = engine.network.superValidators[0]!.scan.updates[0]!.update.updateId
+  genesisId = engine.network.superValidators[0]!.scan.updates.at(0)!.update.updateId
   alice = await allocate(node, "alice")
 })
 afterAll(() => node.close())
@@ -205,7 +205,7 @@ describe("S2 GET /v1/updates/{update_id}", () => {
       Effect.orDie(e.network.validators[0]!.participant.reassign({ submitter: alice, commandId, contractId: coin.contractId, targetSynchronizer: target }))
     )
     const scan = (await node.engine()).network.superValidators[0]!.scan
-    const assignEntry = scan.updates.find((u) => u.update.kind === "reassignment" && u.update.event.kind === "assign" && u.update.event.unassignId === unassignId)
+    const assignEntry = [...scan.updates].find((u) => u.update.kind === "reassignment" && u.update.event.kind === "assign" && u.update.event.unassignId === unassignId)
     expect(assignEntry).toBeDefined()
     const assignId = assignEntry!.update.updateId
     const unassignEntry = await scanUpdate(node, unassignId)

@@ -44,8 +44,8 @@ describe("derived indexes, scan digest", () => {
       expect(first.format).toBe(2)
       expect(first.scans[0]!.digest).toBe(formatTwo(scan))
       // the history grows (copies of entries, with new ids): the running digest takes in the new parts only
-      const update = scan.updates[0]!
-      const verdict = scan.verdictLog[0]
+      const update = scan.updates.at(0)!
+      const verdict = scan.verdictLog.at(0)
       for (let i = 0; i < 3; i++) {
         scan.updates.push({ ...update, offset: update.offset + 1000 + i, update: { ...update.update, updateId: `grown-${i}` } })
         if (verdict !== undefined) scan.verdictLog.push({ ...verdict, verdict: { ...verdict.verdict, updateId: `grown-${i}` } })

@@ -157,9 +157,11 @@ export const checkNoDoubleSpend = (network: CoinNetwork): ReadonlyArray<string> 
 export const checkOffsets = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []
   for (const node of network.participants) {
-    node.logic.log.forEach((entry, i) => {
+    let i = 0
+    for (const entry of node.logic.log) {
       if (entry.offset !== i + 1) violations.push(`${nodeName(node)}: entry ${i} has offset ${entry.offset}, expected ${i + 1}`)
-    })
+      i++
+    }
   }
   for (const sv of network.superValidators) {
     let last = 0
@@ -178,7 +180,7 @@ export const checkOffsets = (network: CoinNetwork): ReadonlyArray<string> => {
 export const checkUpdateIdsAgree = (network: CoinNetwork): ReadonlyArray<string> => {
   const [first, ...rest] = network.superValidators
   if (first === undefined) return []
-  const bySynchronizer = (updates: ReadonlyArray<{ readonly update: { readonly updateId: string; readonly synchronizerId: string } }>) => {
+  const bySynchronizer = (updates: Iterable<{ readonly update: { readonly updateId: string; readonly synchronizerId: string } }>) => {
     const ids = new Map<string, Array<string>>()
     for (const { update } of updates) {
       let list = ids.get(update.synchronizerId)

@@ -16,7 +16,7 @@
  *   consumed equals coin minted minus coin burned.
  */
 import { amountOf, formatAmount, type CommittedUpdate, type ContractId, type Micros, type TransactionUpdate } from "@sandnet/core"
-import { accruedHoldingFee, Coin, commandKeyOf, LockedCoin, type CoinNetwork, type CoinPayload, type LockedCoinPayload, type ParticipantNode, type ScanStore } from "@sandnet/engine"
+import { accruedHoldingFee, Coin, commandKeyOf, LockedCoin, type ArchivedLog, type CoinNetwork, type CoinPayload, type LockedCoinPayload, type ParticipantNode, type ScanStore } from "@sandnet/engine"
 import { coinFlowRules } from "./invariants.ts"
 import type { InvariantName } from "./scenario.ts"
 
@@ -101,10 +101,10 @@ export class Monitor {
     for (const address of this.watched.keys()) this.afterDelivery(address, delivery, at)
   }
 
-  private checkLog(w: Watched, log: ReadonlyArray<CommittedUpdate>, delivery: number, at: Micros): void {
+  private checkLog(w: Watched, log: ArchivedLog<CommittedUpdate>, delivery: number, at: Micros): void {
     const uid = w.node.logic.uid
     for (let i = w.logCursor; i < log.length; i++) {
-      const entry = log[i]!
+      const entry = log.at(i)!
       const update = entry.update
       if (this.check.offsets && entry.offset !== i + 1) this.report("offsets-increase", `${w.name}: update ${update.updateId} has offset ${entry.offset}, expected ${i + 1}`, delivery, at)
       if (this.check.spend && update.kind === "transaction") {
@@ -134,7 +134,7 @@ export class Monitor {
   private checkScan(w: Watched, scan: ScanStore, delivery: number, at: Micros): void {
     const updates = scan.updates
     for (let i = w.scanCursor; i < updates.length; i++) {
-      const update = updates[i]!.update
+      const update = updates.at(i)!.update
       if (this.check.verdicts) {
         const verdict = scan.verdictOf(update.updateId)
         if (verdict === undefined) this.report("verdicts-deduplicated", `${w.name} scan ingested update ${update.updateId} without a verdict`, delivery, at)

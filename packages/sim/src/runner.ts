@@ -19,6 +19,7 @@ import {
   Topology,
   TopologyState,
   buildCoinNetwork,
+  type ArchivedLogLimits,
   defaultCoinNetworkConfig,
   submitGenesis,
   type Address,
@@ -135,6 +136,8 @@ export interface RunOptions {
   readonly traceWindow?: number
   /** Samples the timeline for a report: every `every` of simulated time; `detailed` adds balances. */
   readonly timeline?: { readonly every?: Micros; readonly detailed?: boolean }
+  /** How much history stays as objects (default: all of it); a run must not depend on it. */
+  readonly historyLimits?: ArchivedLogLimits
   /** Test hook: runs after the network is built, before genesis. */
   readonly beforeGenesis?: (sim: SimContext) => Effect.Effect<void, never, Network | Topology>
   /** Test hook: runs after genesis, before the workload starts. */
@@ -213,7 +216,7 @@ const buildWorld = (scenario: Scenario, options: RunOptions): Effect.Effect<SimW
           superValidators: scenario.topology.superValidators,
           validators: scenario.topology.validators,
           synchronizers: scenario.topology.synchronizers.map((name) => ({ name }))
-        })
+        }, { historyLimits: options.historyLimits })
       )
     )
     const handles = installHandles(network)

@@ -101,7 +101,7 @@ export class Timeline {
     const sv = this.network.superValidators[0]!
     const log = sv.scan.verdictLog
     for (; this.verdictCursor < log.length; this.verdictCursor++) {
-      const { verdict, trafficSummary } = log[this.verdictCursor]!
+      const { verdict, trafficSummary } = log.at(this.verdictCursor)!
       const outcome = outcomeOf(verdict.result, verdict.reason)
       this.verdicts[outcome] = (this.verdicts[outcome] ?? 0) + 1
       this.traffic += trafficSummary.totalTrafficCost

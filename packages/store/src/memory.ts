@@ -19,20 +19,22 @@ import { Effect, Either, Option, type Scope } from "effect"
 import { type DuplicateSequence, type SequenceGap, StoreClosed } from "./errors.ts"
 import { checkHeads, compareCodePoints, type JournalEntry, type PreparedWrite, type SnapshotEntry, type StoreStats } from "./model.ts"
 import { type EventStoreService, makeService, type StoreCore } from "./service.ts"
-import { JournalBytes, type WriteBytes } from "./memory-journal-bytes.ts"
+import { JournalBytes } from "./memory-journal-bytes.ts"
 import { offerWriteNow } from "./sync-write.ts"
 
-interface StoredEntry {
-  readonly kind: string
-  /** The body's JSON as UTF-8 bytes at [start, end) of its write's bytes. */
-  readonly bytes: WriteBytes
-  readonly start: number
-  readonly end: number
+/**
+ * A stream's entries as columns: entry i's kind, and its body's JSON at [starts[i], ends[i]) of
+ * the journal's bytes (an object per entry cost about 64 bytes, eight entries a W1 offer).
+ */
+interface StoredStream {
+  readonly kinds: Array<string>
+  readonly starts: Array<number>
+  readonly ends: Array<number>
 }
 
 /** The data of an in-memory store, shareable between successive layers. */
 export interface MemoryBacking {
-  readonly streams: Map<string, Array<StoredEntry>>
+  readonly streams: Map<string, StoredStream>
   readonly snapshots: Map<string, Map<string, string>>
   /** The journal entries' bytes (compressed a megabyte at a time). */
   readonly journal: JournalBytes
@@ -40,9 +42,7 @@ export interface MemoryBacking {
 
 export const makeMemoryBacking = (): MemoryBacking => ({ streams: new Map(), snapshots: new Map(), journal: new JournalBytes() })
 
-const textOf = (backing: MemoryBacking, entry: StoredEntry): string => backing.journal.text(entry.bytes, entry.start, entry.end)
-
-const headOf = (backing: MemoryBacking, stream: string) => backing.streams.get(stream)?.length ?? 0
+const headOf = (backing: MemoryBacking, stream: string) => backing.streams.get(stream)?.kinds.length ?? 0
 
 /** Appends a write's entries, their text in one buffer. */
 const appendEntries = (backing: MemoryBacking, entries: PreparedWrite["entries"]): void => {
@@ -53,14 +53,16 @@ const appendEntries = (backing: MemoryBacking, entries: PreparedWrite["entries"]
   let at = 0
   for (const entry of entries) ends.push((at += buffer.write(entry.json, at, "utf8")))
   // handed over once filled: adding it may compress it at once
-  const bytes = backing.journal.add(buffer)
+  const start = backing.journal.add(buffer)
   entries.forEach((entry, i) => {
     let stored = backing.streams.get(entry.stream)
     if (stored === undefined) {
-      stored = []
+      stored = { kinds: [], starts: [], ends: [] }
       backing.streams.set(entry.stream, stored)
     }
-    stored.push({ kind: entry.kind, bytes, start: i === 0 ? 0 : ends[i - 1]!, end: ends[i]! })
+    stored.kinds.push(entry.kind)
+    stored.starts.push(start + (i === 0 ? 0 : ends[i - 1]!))
+    stored.ends.push(start + ends[i]!)
   })
 }
 
@@ -125,12 +127,11 @@ export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStor
 const memoryReads = (backing: MemoryBacking): Pick<StoreCore, "readStream" | "streams" | "lastSeq" | "getSnapshot" | "listSnapshots"> => ({
   readStream: (stream, fromSeq, limit) =>
     Effect.sync(() => {
-      const stored = backing.streams.get(stream) ?? []
-      const end = limit === undefined ? stored.length : Math.min(stored.length, fromSeq - 1 + limit)
+      const stored = backing.streams.get(stream) ?? { kinds: [], starts: [], ends: [] }
+      const end = limit === undefined ? stored.kinds.length : Math.min(stored.kinds.length, fromSeq - 1 + limit)
       const out: Array<JournalEntry> = []
       for (let i = fromSeq - 1; i < end; i++) {
-        const entry = stored[i]!
-        out.push({ stream, seq: i + 1, kind: entry.kind, body: JSON.parse(textOf(backing, entry)) })
+        out.push({ stream, seq: i + 1, kind: stored.kinds[i]!, body: JSON.parse(backing.journal.text(stored.starts[i]!, stored.ends[i]!)) })
       }
       return out
     }),

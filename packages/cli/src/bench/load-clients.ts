@@ -98,8 +98,10 @@ const makeFailures = () => {
 
 const timed = async (kind: Sample["kind"], answer: () => Promise<Answer>, failed: (text: string) => void): Promise<Sample & Answer> => {
   const started = performance.now()
-  const a = await answer()
-  if (a.status >= 300) failed(`${a.status} ${a.body.slice(0, 200)}`)
+  // A connection the node closed (a keep-alive socket it timed out as the request went) is a
+  // failed request like any other, not the end of the run.
+  const a = await answer().catch((error: unknown): Answer => ({ status: 0, body: error instanceof Error ? error.message : String(error) }))
+  if (a.status >= 300 || a.status === 0) failed(`${a.status === 0 ? "ERR" : a.status} ${a.body.slice(0, 200)}`)
   return { kind, millis: performance.now() - started, ...a }
 }
 

@@ -7,6 +7,8 @@
  * external memory are sampled every minute with the transactions the validator's participant has
  * committed (its ledger end); kept per transaction = growth / transactions committed meanwhile.
  */
+import * as path from "node:path"
+import * as v8 from "node:v8"
 import { makeDevToken } from "@sandnet/http"
 import { Effect } from "effect"
 import { startNode, json } from "./http.ts"
@@ -46,6 +48,15 @@ const CLIENTS = 6
 const STEPS_PER_SECOND = 16
 const SAMPLE_EVERY_MS = 60_000
 
+/**
+ * `SANDNET_BENCH_SOAK_HEAP_SNAPSHOTS=DIR`: a heap snapshot with every sample (`soak-<seconds>.heapsnapshot`),
+ * to diff what the node kept between two of them (Chrome's DevTools compare them).
+ */
+const writeHeapSnapshot = (seconds: number): void => {
+  const dir = process.env["SANDNET_BENCH_SOAK_HEAP_SNAPSHOTS"]
+  if (dir !== undefined && dir !== "") v8.writeHeapSnapshot(path.join(dir, `soak-${seconds}.heapsnapshot`))
+}
+
 /** How long the soak runs: `SANDNET_BENCH_SOAK_SECONDS` (0 skips it), default 300. */
 export const soakSeconds = (): number => {
   const raw = process.env["SANDNET_BENCH_SOAK_SECONDS"]
@@ -65,7 +76,9 @@ export const benchSoak = async (seconds: number): Promise<SoakBench> => {
     const started = performance.now()
     const sampleNow = async (): Promise<SoakSample> => {
       const end = await ledgerEnd()
-      return { seconds: Math.round((performance.now() - started) / 1000), ledgerEnd: end, ...sample() }
+      const taken = { seconds: Math.round((performance.now() - started) / 1000), ledgerEnd: end, ...sample() }
+      writeHeapSnapshot(taken.seconds)
+      return taken
     }
     const samples: Array<SoakSample> = [await sampleNow()]
     const pending: Array<Promise<void>> = []

@@ -58,7 +58,7 @@ export const applyCompletion = (node: ParticipantState, event: Extract<Participa
   node.commands.set(event.commandKey, base)
   const completion = event.completion
   const offset = completion._tag === "Succeeded" ? completion.offset : node.ledgerEnd
-  invariant(offset >= (node.completions[node.completions.length - 1]?.offset ?? 0), "completion offsets must not decrease")
+  invariant(offset >= (node.completions.last()?.offset ?? 0), "completion offsets must not decrease")
   node.completions.push({
     completion,
     userId: base.userId,

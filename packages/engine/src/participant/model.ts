@@ -4,6 +4,7 @@
  * commands in flight that its roles (submission, confirmation, commit, reassignment, completions)
  * share through its state.
  */
+import type { ArchivedLogLimits } from "../history/archived-log.ts"
 import {
   micros,
   type ActiveContract,
@@ -226,6 +227,8 @@ export interface ParticipantConfig {
   readonly namespace: string
   readonly isSuperValidator: boolean
   readonly defaultSynchronizer: SynchronizerId
+  /** How much of the update log stays as objects (the rest is compressed); the default when absent. */
+  readonly historyLimits?: ArchivedLogLimits | undefined
 }
 
 /** The submitting parties of a request. */

@@ -13,6 +13,7 @@ import { ActiveContractSet, stakeholdersOf } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
+import { ArchivedLog } from "../history/archived-log.ts"
 import {
   commandKeyOf,
   type CommandEntry,
@@ -29,7 +30,8 @@ import { initialPackages } from "./built-in-packages.ts"
 
 export abstract class ParticipantState {
   readonly acs = new ActiveContractSet()
-  readonly log: Array<CommittedUpdate> = []
+  /** Committed updates in offset order (offset n is entry n-1); older entries are kept compressed. */
+  readonly log: ArchivedLog<CommittedUpdate>
   /** Update id -> index in `log`. */
   readonly updateIndex = new Map<string, number>()
   /** Confirmation requests awaiting their verdict, by `<synchronizer>:<request id>`. */
@@ -42,8 +44,8 @@ export abstract class ParticipantState {
   readonly submissions = new Map<string, InFlightSubmission>()
   /** This node's commands, by command key (deduplication and completions). */
   readonly commands = new Map<string, CommandEntry>()
-  /** Every completion of this node's commands, in the order they happened (rebuilt by replay). */
-  readonly completions: Array<CompletionRecord> = []
+  /** Every completion of this node's commands, in the order they happened (rebuilt by replay; older ones kept compressed). */
+  readonly completions: ArchivedLog<CompletionRecord>
   /** The latest sequencer time seen per synchronizer. */
   readonly observedTime = new Map<SynchronizerId, Micros>()
   readonly listeners: Array<CommitListener> = []
@@ -78,7 +80,10 @@ export abstract class ParticipantState {
     readonly config: ParticipantConfig,
     readonly topology: TopologyState,
     readonly registry: TemplateRegistry
-  ) {}
+  ) {
+    this.log = new ArchivedLog(config.historyLimits)
+    this.completions = new ArchivedLog(config.historyLimits)
+  }
 
   /**
    * Built-in and uploaded packages. The built-ins are taken on first use: encoding them costs a
@@ -128,7 +133,7 @@ export abstract class ParticipantState {
 
   updateById(updateId: string): CommittedUpdate | undefined {
     const i = this.updateIndex.get(updateId)
-    return i === undefined ? undefined : this.log[i]
+    return i === undefined ? undefined : this.log.at(i)
   }
 
   /** Committed updates with offset > `after`, at most `limit`. Offsets are dense: offset n is log[n-1]. */
@@ -137,7 +142,7 @@ export abstract class ParticipantState {
   }
 
   updateAtOffset(offset: number): CommittedUpdate | undefined {
-    return offset >= 1 ? this.log[offset - 1] : undefined
+    return offset >= 1 ? this.log.at(offset - 1) : undefined
   }
 
   completionOf(commandId: string, actAs: ReadonlyArray<PartyId>): Completion | undefined {

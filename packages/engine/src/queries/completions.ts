@@ -37,7 +37,7 @@ export const completionsFrom = (participant: ParticipantNode, beginExclusive: nu
   let hi = list.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (list[mid]!.offset <= beginExclusive) lo = mid + 1
+    if (list.at(mid)!.offset <= beginExclusive) lo = mid + 1
     else hi = mid
   }
   return { index: lo, coveredTo: beginExclusive }
@@ -65,7 +65,7 @@ export const readCompletions = (participant: ParticipantNode, query: Completions
   let index = cursor.index
   for (; index < list.length; index++) {
     if (items.length >= maxItems) return { items, cursor: { index, coveredTo }, truncated: true }
-    const record = list[index]!
+    const record = list.at(index)!
     if (query.userId !== undefined && record.userId !== query.userId) continue
     const actAs = requested.size === 0 ? [...record.completion.actAs] : record.completion.actAs.filter((p) => requested.has(p))
     if (actAs.length === 0) continue

@@ -87,7 +87,7 @@ const acsSnapshotIndex = (scan: ScanStore): AcsSnapshotIndex => {
   let index = snapshotIndexes.get(scan)
   if (index === undefined) snapshotIndexes.set(scan, (index = { cursor: 0, acs: new Map(), origins: new Map(), segments: [], nextBoundary: 0 }))
   for (; index.cursor < scan.updates.length; index.cursor++) {
-    const update = scan.updates[index.cursor]!.update
+    const update = scan.updates.at(index.cursor)!.update
     const recordTime = update.recordTime
     if (index.cursor === 0) {
       applyToSnapshotAcs(index, update, scan.dso)

@@ -13,10 +13,12 @@ import {
   type TrafficSummary,
   type Verdict
 } from "@sandnet/core"
+import { ArchivedLog, NEVER_ARCHIVE, type ArchivedLogLimits } from "../history/archived-log.ts"
 import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
+import { EventOrder, UpdateOrder, type HistoryKey } from "./history-order.ts"
 
 export interface ScanVerdict {
   readonly verdict: Verdict
@@ -27,12 +29,16 @@ export interface ScanVerdict {
 export type AppActivity = (entry: CommittedLedgerUpdate, traffic: TrafficSummary | undefined) => AppActivityRecords | undefined
 
 export class ScanStore implements CommitListener {
-  /** DSO-visible updates in the SV's offset order. */
-  readonly updates: Array<CommittedLedgerUpdate> = []
+  /** DSO-visible updates in the SV's offset order (older ones kept compressed). */
+  readonly updates: ArchivedLog<CommittedLedgerUpdate>
   private readonly byUpdateId = new Map<string, number>()
-  private readonly verdicts = new Map<string, ScanVerdict>()
-  /** Verdicts in ingestion order (the first per update id). */
-  readonly verdictLog: Array<ScanVerdict> = []
+  /** Verdicts in ingestion order (the first per update id; older ones kept compressed). */
+  readonly verdictLog: ArchivedLog<ScanVerdict>
+  /** Update id -> index in `verdictLog`. */
+  private readonly verdictIndex = new Map<string, number>()
+  /** The updates and the events in the scan's history order (migration id, record time). */
+  readonly updateOrder = new UpdateOrder()
+  readonly eventOrder = new EventOrder()
   private readonly activity = new Map<string, AppActivityRecords>()
   duplicateVerdictsIgnored = 0
   appActivity: AppActivity = () => undefined
@@ -41,8 +47,12 @@ export class ScanStore implements CommitListener {
 
   constructor(
     readonly participant: ParticipantLogic,
-    readonly dso: PartyId
-  ) {}
+    readonly dso: PartyId,
+    historyLimits: ArchivedLogLimits | undefined = NEVER_ARCHIVE
+  ) {
+    this.updates = new ArchivedLog(historyLimits)
+    this.verdictLog = new ArchivedLog(historyLimits)
+  }
 
   readonly onCommitted = (entry: CommittedUpdate): ReadonlyArray<Outgoing> => {
     const update = entry.update
@@ -56,9 +66,12 @@ export class ScanStore implements CommitListener {
           : undefined
     if (visible === undefined) return []
     const ingested: CommittedLedgerUpdate = { offset: entry.offset, update: visible }
+    const key = keyOfUpdate(ingested)
+    this.eventOrder.place(update.updateId, key, this.eventKeyOf(update.updateId))
+    this.updateOrder.add(key, this.updates.length)
+    this.byUpdateId.set(update.updateId, this.updates.length)
     this.updates.push(ingested)
-    this.byUpdateId.set(update.updateId, this.updates.length - 1)
-    const records = this.appActivity(ingested, this.verdicts.get(update.updateId)?.trafficSummary)
+    const records = this.appActivity(ingested, this.verdictOf(update.updateId)?.trafficSummary)
     if (records !== undefined) this.activity.set(update.updateId, records)
     return []
   }
@@ -70,26 +83,45 @@ export class ScanStore implements CommitListener {
   /** Stores the first verdict per update id; later ones are ignored and reported as such. */
   ingestVerdict(verdict: Verdict, trafficSummary: TrafficSummary, replaying = false): boolean {
     if (!replaying) this.verdictSink?.(verdict, trafficSummary)
-    if (this.verdicts.has(verdict.updateId)) {
+    if (this.verdictIndex.has(verdict.updateId)) {
       this.duplicateVerdictsIgnored++
       return false
     }
-    const entry = { verdict, trafficSummary }
-    this.verdicts.set(verdict.updateId, entry)
-    this.verdictLog.push(entry)
+    // An update's event stands at the update's key; a verdict alone, at its own.
+    if (!this.byUpdateId.has(verdict.updateId)) this.eventOrder.place(verdict.updateId, keyOfVerdict(verdict), undefined)
+    this.verdictIndex.set(verdict.updateId, this.verdictLog.length)
+    this.verdictLog.push({ verdict, trafficSummary })
     return true
   }
 
   updateById(updateId: string): CommittedLedgerUpdate | undefined {
     const i = this.byUpdateId.get(updateId)
-    return i === undefined ? undefined : this.updates[i]
+    return i === undefined ? undefined : this.updates.at(i)
   }
 
   verdictOf(updateId: string): ScanVerdict | undefined {
-    return this.verdicts.get(updateId)
+    const i = this.verdictIndex.get(updateId)
+    return i === undefined ? undefined : this.verdictLog.at(i)
   }
 
   appActivityOf(updateId: string): AppActivityRecords | undefined {
     return this.activity.get(updateId)
   }
+
+  /** Where an update id's event stands in the history order now, if it is there. */
+  private eventKeyOf(updateId: string): HistoryKey | undefined {
+    const update = this.updateById(updateId)
+    if (update !== undefined) return keyOfUpdate(update)
+    const verdict = this.verdictOf(updateId)?.verdict
+    return verdict === undefined ? undefined : keyOfVerdict(verdict)
+  }
 }
+
+export const keyOfUpdate = (entry: CommittedLedgerUpdate): HistoryKey => {
+  const update = entry.update
+  return update.kind === "transaction"
+    ? { migrationId: update.migrationId, recordTime: update.recordTime }
+    : { migrationId: update.event.migrationId, recordTime: update.recordTime }
+}
+
+const keyOfVerdict = (verdict: Verdict): HistoryKey => ({ migrationId: verdict.migrationId, recordTime: verdict.recordTime })

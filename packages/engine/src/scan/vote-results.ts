@@ -80,7 +80,7 @@ const voteResultsIndex = (scan: ScanStore): VoteResultsIndex => {
   let index = voteResultsIndexes.get(scan)
   if (index === undefined) voteResultsIndexes.set(scan, (index = { cursor: 0, entries: [] }))
   for (; index.cursor < scan.updates.length; index.cursor++) {
-    const update = scan.updates[index.cursor]!.update
+    const update = scan.updates.at(index.cursor)!.update
     if (update.kind !== "transaction") continue
     for (const node of update.nodes) {
       if (node.kind !== "exercised" || node.choice !== CLOSE_VOTE_REQUEST) continue

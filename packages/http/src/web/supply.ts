@@ -42,7 +42,7 @@ const initialAmountOf = (templateId: string, payload: unknown): bigint | undefin
 }
 
 const step = (walk: SupplyWalk, scan: ScanStore): void => {
-  const entry = scan.updates[walk.cursor++]!
+  const entry = scan.updates.at(walk.cursor++)!
   const update = entry.update
   if (update.kind !== "transaction") return
   let delta = 0n

@@ -4,7 +4,7 @@
  * `sandnet rebuild` against the ones it recomputes from the journals.
  */
 import { invariant, runningParts, sha256OfParts, type RunningParts } from "@sandnet/core"
-import { LedgerApi, type CoinNetwork } from "@sandnet/engine"
+import { LedgerApi, type ArchivedLog, type CoinNetwork } from "@sandnet/engine"
 import { Streams } from "../journal/streams.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 
@@ -49,11 +49,11 @@ interface Running {
 
 const running = new WeakMap<object, Running>()
 
-const runningDigest = <A>(list: ReadonlyArray<A>, partOf: (item: A) => string): string => {
+const runningDigest = <A>(list: ArchivedLog<A>, partOf: (item: A) => string): string => {
   let state = running.get(list)
   if (state === undefined) running.set(list, (state = { parts: runningParts(), count: 0 }))
   invariant(list.length >= state.count, "a scan's updates and verdicts only grow")
-  for (; state.count < list.length; state.count++) state.parts.add(partOf(list[state.count]!))
+  for (; state.count < list.length; state.count++) state.parts.add(partOf(list.at(state.count)!))
   return state.parts.digest()
 }
 
@@ -79,7 +79,7 @@ export const derivedIndexes = (network: CoinNetwork, ordinal: number, format: Di
       ledgerEnd: logic.ledgerEnd,
       activeContracts: ids.length,
       acsDigest: sha256OfParts("acs", ...ids),
-      lastUpdateId: logic.log[logic.log.length - 1]?.update.updateId ?? null
+      lastUpdateId: logic.log.last()?.update.updateId ?? null
     }
   }),
   scans: network.superValidators.map((sv) => ({

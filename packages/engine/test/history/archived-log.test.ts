@@ -1,0 +1,70 @@
+/**
+ * The archived log reads like the array it replaces: the same entries at the same indexes, in
+ * order, whatever the limits and however it is read (in order, at random, sliced), while the
+ * entries past the hot ones are held compressed.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { ArchivedLog, NEVER_ARCHIVE, SERVING_ARCHIVE_LIMITS } from "@sandnet/engine"
+
+const entry = fc.record({
+  offset: fc.nat(),
+  update: fc.record({ updateId: fc.hexaString({ minLength: 1, maxLength: 16 }), payload: fc.jsonValue({ maxDepth: 3 }) })
+})
+const limits = fc.record({ hotEntries: fc.nat({ max: 6 }), segmentEntries: fc.integer({ min: 1, max: 5 }) })
+/** A read: an index (possibly out of range) or a slice. */
+const read = fc.oneof(
+  fc.record({ at: fc.integer({ min: -2, max: 60 }) }),
+  fc.record({ from: fc.integer({ min: 0, max: 60 }), to: fc.integer({ min: 0, max: 60 }) })
+)
+
+/** What JSON keeps of a value: an archived entry comes back as its JSON (e.g. -0 as 0). */
+const asJson = <A>(value: A): A => JSON.parse(JSON.stringify(value)) as A
+
+describe("ArchivedLog", () => {
+  it("answers every read as the array of its entries does", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(entry, fc.array(read, { maxLength: 4 })), { maxLength: 50 }), limits, (steps, limits) => {
+        const log = new ArchivedLog<unknown>(limits)
+        const model: Array<unknown> = []
+        for (const [pushed, reads] of steps) {
+          log.push(pushed)
+          model.push(asJson(pushed))
+          for (const r of reads) {
+            if ("at" in r) expect(log.at(r.at)).toEqual(model[r.at])
+            else expect(log.slice(r.from, r.to)).toEqual(model.slice(r.from, r.to))
+          }
+          expect(log.length).toBe(model.length)
+          expect(log.archivedLength).toBeLessThanOrEqual(Math.max(0, model.length - limits.hotEntries))
+        }
+        expect([...log]).toEqual(model)
+        expect(log.map((e, i) => [i, e])).toEqual(model.map((e, i) => [i, e]))
+        expect(log.last()).toEqual(model[model.length - 1])
+      })
+    )
+  })
+
+  it("keeps the newest entries as the objects pushed and the older ones compressed", () => {
+    const log = new ArchivedLog<{ readonly n: number; readonly text: string }>(SERVING_ARCHIVE_LIMITS)
+    const pushed = Array.from({ length: 1000 }, (_, n) => ({ n, text: `entry ${n} `.repeat(20) }))
+    for (const e of pushed) log.push(e)
+    const { hotEntries, segmentEntries } = SERVING_ARCHIVE_LIMITS
+    // archived a whole segment at a time, once hot + one segment were held
+    expect(log.archivedLength).toBe(Math.floor((1000 - hotEntries) / segmentEntries) * segmentEntries)
+    expect(log.at(999)).toBe(pushed[999])
+    // an archived entry is an equal copy, never the object pushed
+    expect(log.at(3)).toEqual(pushed[3])
+    expect(log.at(3)).not.toBe(pushed[3])
+    // reading from either end and back finds the same entries
+    expect(log.slice(990, 1000).map((e) => e.n)).toEqual([990, 991, 992, 993, 994, 995, 996, 997, 998, 999])
+    expect(log.slice(0, 3).map((e) => e.n)).toEqual([0, 1, 2])
+  })
+
+  it("never archives with the simulation's limits", () => {
+    const log = new ArchivedLog<{ readonly n: number }>(NEVER_ARCHIVE)
+    const pushed = Array.from({ length: 2000 }, (_, n) => ({ n }))
+    for (const e of pushed) log.push(e)
+    expect(log.archivedLength).toBe(0)
+    expect(log.at(0)).toBe(pushed[0])
+  })
+})
