@@ -1,6 +1,7 @@
 export * from "./coin/index.ts"
 export * from "./coin-network.ts"
 export * from "./history/archived-log.ts"
+export * from "./history/network-history.ts"
 export * from "./driver.ts"
 export * from "./errors.ts"
 export * from "./ledger/acs.ts"

@@ -1,0 +1,18 @@
+/** A network's history logs, for a serving node to archive in its ticks (archived-log.ts). */
+import type { CoinNetwork } from "../coin-network.ts"
+import type { ArchivedLog } from "./archived-log.ts"
+
+/** Every history log of a network: each participant's update log and completions, each scan's updates and verdicts. */
+export const historyLogsOf = (network: CoinNetwork): ReadonlyArray<ArchivedLog<unknown>> => [
+  ...network.participants.flatMap((p) => [p.logic.log, p.logic.completions]),
+  ...network.superValidators.flatMap((sv) => [sv.scan.updates, sv.scan.verdictLog])
+]
+
+/** Archives the segments due, log after log, while `more()` allows; how many it archived. */
+export const archiveDueHistory = (network: CoinNetwork, more: () => boolean): number => {
+  let archived = 0
+  for (const log of historyLogsOf(network)) {
+    while (more() && log.archiveDue()) archived++
+  }
+  return archived
+}
