@@ -48,7 +48,7 @@ export const onResult = (node: ParticipantState, deliver: Deliver, content: Extr
           updateId: request.updateId,
           offset,
           recordTime: content.requestId,
-          results: entry?.results ?? []
+          results: entry?.status === "inFlight" ? entry.results : []
         },
         now
       )

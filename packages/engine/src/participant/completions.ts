@@ -6,7 +6,7 @@
  * (`Handled`); the actor resolves whoever waits for them.
  */
 import { invariant, type Micros } from "@sandnet/core"
-import { MAX_DEDUPLICATION, nothingHandled, type CommandEntry, type Completion, type Handled, type ParticipantEvent } from "./model.ts"
+import { MAX_DEDUPLICATION, nothingHandled, type Completion, type DecidedCommand, type Handled, type ParticipantEvent } from "./model.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ParticipantState } from "./state.ts"
 
@@ -26,6 +26,8 @@ export const failCommand = (node: ParticipantState, commandKey: string, updateId
   const entry = node.commands.get(commandKey)
   if (entry === undefined) return nothingHandled
   node.stats.rejected++
+  // a decided command is not completed again (complete() would drop it)
+  if (entry.status !== "inFlight") return nothingHandled
   return complete(node, commandKey, { _tag: "Failed", commandId: entry.commandId, actAs: entry.actAs, updateId, code, reason }, now)
 }
 
@@ -40,30 +42,18 @@ const pruneDeduplication = (node: ParticipantState, now: Micros): void => {
 /** Folds `CommandCompleted`: the command's outcome and its completion record. */
 export const applyCompletion = (node: ParticipantState, event: Extract<ParticipantEvent, { _tag: "CommandCompleted" }>): void => {
   const entry = node.commands.get(event.commandKey)
-  const base: CommandEntry = entry ?? {
-    status: "inFlight" as const,
-    completion: undefined,
-    completedAt: event.at,
-    actAs: event.completion.actAs,
-    commandId: event.completion.commandId,
-    userId: undefined,
-    submissionId: undefined,
-    synchronizerId: undefined,
-    results: [],
-    updateId: event.completion.updateId
-  }
-  base.status = event.completion._tag === "Succeeded" ? "succeeded" : "failed"
-  base.completion = event.completion
-  base.completedAt = event.at
-  node.commands.set(event.commandKey, base)
+  // who submitted it and where: the attempt in flight, else what an earlier completion recorded
+  const submitted = entry === undefined ? undefined : entry.status === "inFlight" ? entry : node.completions.at(entry.completionAt)
   const completion = event.completion
   const offset = completion._tag === "Succeeded" ? completion.offset : node.ledgerEnd
   invariant(offset >= (node.completions.last()?.offset ?? 0), "completion offsets must not decrease")
+  const decided: DecidedCommand = { status: completion._tag === "Succeeded" ? "succeeded" : "failed", completedAt: event.at, completionAt: node.completions.length }
+  node.commands.set(event.commandKey, decided)
   node.completions.push({
     completion,
-    userId: base.userId,
-    submissionId: base.submissionId,
-    synchronizerId: base.synchronizerId ?? node.config.defaultSynchronizer,
+    userId: submitted?.userId,
+    submissionId: submitted?.submissionId,
+    synchronizerId: submitted?.synchronizerId ?? node.config.defaultSynchronizer,
     recordTime: completion._tag === "Succeeded" ? completion.recordTime : event.at,
     offset
   })

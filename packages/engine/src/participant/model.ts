@@ -191,20 +191,34 @@ export interface InFlightSubmission {
   sequenced: boolean
 }
 
-/** A command of this node, by command key: in flight, or its outcome (for deduplication). */
-export interface CommandEntry {
-  status: "inFlight" | "succeeded" | "failed"
-  completion: Completion | undefined
-  completedAt: Micros
+/** A command of this node, by command key: in flight, or decided (for deduplication). */
+export type CommandEntry = InFlightCommand | DecidedCommand
+
+/** A command submitted and not decided yet: what its completion will need. */
+export interface InFlightCommand {
+  readonly status: "inFlight"
   readonly actAs: ReadonlyArray<PartyId>
   readonly commandId: string
+  /** The submitting ledger API user, when the submission named one. */
   readonly userId: string | undefined
   readonly submissionId: string | undefined
-  /** Where the latest submission went (a completion's synchronizer). */
-  readonly synchronizerId: SynchronizerId | undefined
+  /** Where the submission went (a completion's synchronizer). */
+  readonly synchronizerId: SynchronizerId
   readonly results: ReadonlyArray<Json>
-  /** The update id of the command's latest submission (a command failed before may be submitted again). */
-  readonly updateId: string | undefined
+  /** The update id of this attempt (a command failed before may be submitted again). */
+  readonly updateId: string
+}
+
+/**
+ * A decided command, kept for the deduplication period: its outcome is its completion record
+ * (`completions`, which keeps older ones compressed), found by position. Three fields, where the
+ * whole entry with its completion and results had cost about 0.7 KB per transaction of a soak.
+ */
+export interface DecidedCommand {
+  readonly status: "succeeded" | "failed"
+  readonly completedAt: Micros
+  /** The completion record's index in the participant's `completions`. */
+  readonly completionAt: number
 }
 
 export interface ParticipantStats {

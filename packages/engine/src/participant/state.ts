@@ -146,7 +146,8 @@ export abstract class ParticipantState {
   }
 
   completionOf(commandId: string, actAs: ReadonlyArray<PartyId>): Completion | undefined {
-    return this.commands.get(commandKeyOf(commandId, actAs))?.completion
+    const entry = this.commands.get(commandKeyOf(commandId, actAs))
+    return entry === undefined || entry.status === "inFlight" ? undefined : this.completions.at(entry.completionAt)?.completion
   }
 
   isInFlight(commandId: string, actAs: ReadonlyArray<PartyId>): boolean {
@@ -155,8 +156,7 @@ export abstract class ParticipantState {
 
   /** The command's outcome once it is decided (not while an attempt of it is in flight). */
   decidedCompletion(commandId: string, actAs: ReadonlyArray<PartyId>): Completion | undefined {
-    const entry = this.commands.get(commandKeyOf(commandId, actAs))
-    return entry?.completion !== undefined && entry.status !== "inFlight" ? entry.completion : undefined
+    return this.completionOf(commandId, actAs)
   }
 
   /** A contract the given parties can see here: they are stakeholders of it. */

@@ -54,9 +54,10 @@ export const checkDeduplication = (node: ParticipantState, commandKey: string, n
     return new CommandRejected({ code: ErrorCodes.alreadyInFlight, message: `command ${entry.commandId} is already in flight` }, true)
   }
   if (entry.status === "succeeded" && now - entry.completedAt < MAX_DEDUPLICATION) {
+    const completion = node.completions.at(entry.completionAt)?.completion
     return new CommandRejected({
       code: ErrorCodes.duplicateCommand,
-      message: `command ${entry.commandId} was already accepted in update ${entry.completion?._tag === "Succeeded" ? entry.completion.updateId : ""}`
+      message: `command ${completion?.commandId ?? ""} was already accepted in update ${completion?._tag === "Succeeded" ? completion.updateId : ""}`
     }, true)
   }
   return undefined
@@ -259,8 +260,6 @@ export const applySubmission = (node: ParticipantState, event: Extract<Participa
   invariant(synchronizer !== undefined, "command submitted to an unknown synchronizer")
   node.commands.set(event.commandKey, {
     status: "inFlight",
-    completion: undefined,
-    completedAt: event.at,
     actAs: event.actAs,
     commandId: event.commandId,
     userId: event.userId,
