@@ -3,6 +3,7 @@
  * line library parses them: an unknown flag is answered with one line naming the nearest known one.
  * The library's own help lists its types and internal flags; this is the page a user reads.
  */
+import { BENCH_SECTIONS } from "./bench/sections.ts"
 
 export interface Flag {
   readonly name: string
@@ -98,7 +99,7 @@ export const COMMANDS: ReadonlyArray<CommandHelp> = [
     summary: "measure against same-run baselines",
     description: "Measure the engine, storage, HTTP node and start-up, each beside a baseline measured in the same run, and print the report (docs/benchmarks.md).",
     flags: [
-      { name: "only", value: "SECTION", description: "measure only this section (repeatable): engine, large, storage, http, load, cluster, startup, advance" },
+      { name: "only", value: "SECTION", description: `measure only this section (repeatable): ${BENCH_SECTIONS.join(", ")}` },
       { name: "write", value: "FILE", description: "write the whole report to this file (not with --only)" }
     ],
     examples: ["sandnet bench --only startup", "sandnet bench --write docs/benchmarks.md"]

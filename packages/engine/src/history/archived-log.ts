@@ -50,6 +50,9 @@ const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
 /** Inflated segments kept (each up to about 1 MB, outside the heap): a lookup beside a page in order inflates each once. */
 const INFLATED_KEPT = 2
 
+/** Archived entries kept parsed (an explorer's page of old events, looked up again and again). */
+const PARSED_KEPT = 64
+
 interface Segment {
   readonly compressed: Buffer
   /** Where each entry's JSON starts in the inflated bytes, and where the last ends (entries + 1 numbers). */
@@ -67,6 +70,8 @@ export class ArchivedLog<T> implements Iterable<T> {
   /** Entries in segments: the index of `hot[0]`. */
   private archived = 0
   private recent: Array<Inflated> = []
+  /** Archived entries read lately, by index (oldest first): the same old event looked up again is not parsed again. */
+  private readonly parsed = new Map<number, T>()
 
   constructor(readonly limits: ArchivedLogLimits = NEVER_ARCHIVE) {
     invariant(limits.hotEntries >= 0 && limits.segmentEntries >= 1, "an archived log needs segments of at least one entry")
@@ -97,9 +102,14 @@ export class ArchivedLog<T> implements Iterable<T> {
     if (!Number.isInteger(index) || index < 0 || index >= this.length) return undefined
     if (index >= this.archived) return this.hot[index - this.archived]
     const size = this.limits.segmentEntries
+    const known = this.parsed.get(index)
+    if (known !== undefined) return known
     const { segment, bytes } = this.inflate(Math.floor(index / size))
     const i = index % size
-    return JSON.parse(bytes.toString("utf8", segment.starts[i]!, segment.starts[i + 1]!)) as T
+    const entry = JSON.parse(bytes.toString("utf8", segment.starts[i]!, segment.starts[i + 1]!)) as T
+    if (this.parsed.size >= PARSED_KEPT) this.parsed.delete(this.parsed.keys().next().value!)
+    this.parsed.set(index, entry)
+    return entry
   }
 
   last(): T | undefined {
@@ -127,10 +137,10 @@ export class ArchivedLog<T> implements Iterable<T> {
   private archiveOldest(): void {
     invariant(this.hot.length >= this.limits.segmentEntries, "a segment is archived whole")
     const size = this.limits.segmentEntries
-    const texts = this.hot.slice(0, size).map((entry) => Buffer.from(JSON.stringify(entry), "utf8"))
+    const texts = this.hot.slice(0, size).map((entry) => JSON.stringify(entry))
     const starts = new Uint32Array(size + 1)
-    for (let i = 0; i < size; i++) starts[i + 1] = starts[i]! + texts[i]!.length
-    const bytes = Buffer.concat(texts, starts[size]!)
+    for (let i = 0; i < size; i++) starts[i + 1] = starts[i]! + Buffer.byteLength(texts[i]!, "utf8")
+    const bytes = Buffer.from(texts.join(""), "utf8")
     // a copy of the exact size: zlib's result is a view of a 16 KB chunk, about twice a segment's
     this.segments.push({ compressed: Buffer.from(zlib.brotliCompressSync(bytes, BROTLI)), starts })
     this.hot = this.hot.slice(size)
