@@ -21,56 +21,82 @@ export const compareKeys = (a: HistoryKey, b: HistoryKey): number => a.migration
 
 const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
 
-/** The updates' positions in the scan's log, by key, ties in ingestion order. */
-export class UpdateOrder {
+/** The first index in [0, length) where `before` turns false (it is true for a prefix, then false). */
+const partitionPoint = (length: number, before: (i: number) => boolean): number => {
+  let low = 0
+  let high = length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (before(mid)) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+/** Values sorted by history key, the keys kept as two columns of numbers beside them. */
+class KeyedColumns<V> {
   private readonly migrations: Array<number> = []
   private readonly times: Array<number> = []
-  private readonly positions: Array<number> = []
+  readonly values: Array<V> = []
 
   get length(): number {
-    return this.positions.length
+    return this.values.length
+  }
+
+  /** How the key at `i` compares with `key`. */
+  compareAt(i: number, key: HistoryKey): number {
+    return this.migrations[i]! - key.migrationId || this.times[i]! - key.recordTime
+  }
+
+  /** The first index whose key is greater than `key`. */
+  firstAfter(key: HistoryKey): number {
+    return partitionPoint(this.length, (i) => this.compareAt(i, key) <= 0)
+  }
+
+  insert(at: number, key: HistoryKey, value: V): void {
+    this.migrations.splice(at, 0, key.migrationId)
+    this.times.splice(at, 0, key.recordTime)
+    this.values.splice(at, 0, value)
+  }
+
+  remove(at: number): void {
+    this.migrations.splice(at, 1)
+    this.times.splice(at, 1)
+    this.values.splice(at, 1)
+  }
+
+  /** Up to `limit` values from index `from`. */
+  page(from: number, limit: number): Array<V> {
+    return this.values.slice(from, from + Math.max(0, limit))
+  }
+}
+
+/** The updates' positions in the scan's log, by key, ties in ingestion order. */
+export class UpdateOrder {
+  private readonly columns = new KeyedColumns<number>()
+
+  get length(): number {
+    return this.columns.length
   }
 
   /** Adds the update at `position` (each position once, in increasing order). */
   add(key: HistoryKey, position: number): void {
-    invariant(this.positions.length === position, () => `update ${position} indexed out of turn (${this.positions.length} indexed)`)
-    const at = this.firstAfter(key)
-    this.migrations.splice(at, 0, key.migrationId)
-    this.times.splice(at, 0, key.recordTime)
-    this.positions.splice(at, 0, position)
+    invariant(this.columns.length === position, () => `update ${position} indexed out of turn (${this.columns.length} indexed)`)
+    this.columns.insert(this.columns.firstAfter(key), key, position)
   }
 
   /** The positions of the updates after `after` (exclusive) in history order, at most `limit`. */
   positionsAfter(after: HistoryKey | undefined, limit: number): Array<number> {
-    const from = after === undefined ? 0 : this.firstAfter(after)
-    return this.positions.slice(from, from + Math.max(0, limit))
-  }
-
-  /** The first index whose key is greater than `key`. */
-  private firstAfter(key: HistoryKey): number {
-    let low = 0
-    let high = this.positions.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if (this.compareAt(mid, key) <= 0) low = mid + 1
-      else high = mid
-    }
-    return low
-  }
-
-  private compareAt(i: number, key: HistoryKey): number {
-    return this.migrations[i]! - key.migrationId || this.times[i]! - key.recordTime
+    return this.columns.page(after === undefined ? 0 : this.columns.firstAfter(after), limit)
   }
 }
 
 /** Update ids of the scan's events (an update, a verdict or both) by key, ties by id; one entry per id. */
 export class EventOrder {
-  private readonly migrations: Array<number> = []
-  private readonly times: Array<number> = []
-  private readonly ids: Array<string> = []
+  private readonly columns = new KeyedColumns<string>()
 
   get length(): number {
-    return this.ids.length
+    return this.columns.length
   }
 
   /** Puts `id` at `key`; `previous` is where it stood, if it was already in the order. */
@@ -78,45 +104,19 @@ export class EventOrder {
     if (previous !== undefined) {
       if (compareKeys(previous, key) === 0) return
       const at = this.firstNotBefore(previous, id)
-      invariant(this.ids[at] === id, () => `event ${id} is not where the scan's history order put it`)
-      this.migrations.splice(at, 1)
-      this.times.splice(at, 1)
-      this.ids.splice(at, 1)
+      invariant(this.columns.values[at] === id, () => `event ${id} is not where the scan's history order put it`)
+      this.columns.remove(at)
     }
-    const at = this.firstNotBefore(key, id)
-    this.migrations.splice(at, 0, key.migrationId)
-    this.times.splice(at, 0, key.recordTime)
-    this.ids.splice(at, 0, id)
+    this.columns.insert(this.firstNotBefore(key, id), key, id)
   }
 
   /** The ids after `after` (exclusive: every id at that key too) in history order, at most `limit`. */
   idsAfter(after: HistoryKey | undefined, limit: number): Array<string> {
-    const from = after === undefined ? 0 : this.firstAfterKey(after)
-    return this.ids.slice(from, from + Math.max(0, limit))
-  }
-
-  /** The first index whose key is greater than `key`. */
-  private firstAfterKey(key: HistoryKey): number {
-    let low = 0
-    let high = this.ids.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      if ((this.migrations[mid]! - key.migrationId || this.times[mid]! - key.recordTime) <= 0) low = mid + 1
-      else high = mid
-    }
-    return low
+    return this.columns.page(after === undefined ? 0 : this.columns.firstAfter(after), limit)
   }
 
   /** The first index whose (key, id) is not before (`key`, `id`). */
   private firstNotBefore(key: HistoryKey, id: string): number {
-    let low = 0
-    let high = this.ids.length
-    while (low < high) {
-      const mid = (low + high) >>> 1
-      const order = this.migrations[mid]! - key.migrationId || this.times[mid]! - key.recordTime || compareIds(this.ids[mid]!, id)
-      if (order < 0) low = mid + 1
-      else high = mid
-    }
-    return low
+    return partitionPoint(this.columns.length, (i) => (this.columns.compareAt(i, key) || compareIds(this.columns.values[i]!, id)) < 0)
   }
 }
