@@ -14,7 +14,8 @@ import {
   type CoinNetwork,
   type CoinNetworkConfig,
   type Driver,
-  type LinkModel
+  type LinkModel,
+  type NetworkKeeping
 } from "../src/index.ts"
 
 export interface Harness {
@@ -29,7 +30,8 @@ export interface Harness {
 export const makeHarness = (
   overrides: Partial<CoinNetworkConfig> = {},
   link?: LinkModel,
-  start: Micros = SIMULATION_EPOCH
+  start: Micros = SIMULATION_EPOCH,
+  keeping: NetworkKeeping = {}
 ): Effect.Effect<Harness, unknown> =>
   Effect.gen(function* () {
     const clock = new ManualClock(start)
@@ -37,7 +39,7 @@ export const makeHarness = (
     const topology = new TopologyState()
     const layer = Layer.merge(Layer.succeed(Network, queue), Layer.succeed(Topology, topology))
     const run = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, layer), clock)
-    const network = yield* run(buildCoinNetwork({ ...defaultCoinNetworkConfig, ...overrides }))
+    const network = yield* run(buildCoinNetwork({ ...defaultCoinNetworkConfig, ...overrides }, keeping))
     const driver = makeDriver(queue, clock)
     yield* run(submitGenesis(network))
     yield* driver.runUntilIdle()

@@ -8,7 +8,7 @@
  * synchronizer, wallets and automations on, the live clock, journals committed to an in-memory
  * store. Offer creations are answered once the offer is committed on the ledger.
  */
-import { EventStore } from "@sandnet/store"
+import { EventStore, pgliteLayer } from "@sandnet/store"
 import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
 import { nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, servingWalletConfig, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
@@ -113,10 +113,16 @@ export const startBareServer = async (): Promise<{ readonly url: string; readonl
 }
 
 /** `sandnet start --in-memory`, in this process, on a free port. */
-export const startNode = async (): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
+/**
+ * A node as `sandnet start --in-memory` composes it (no index rows on a memory store), or, given a
+ * data directory, as `sandnet start --data-dir` does (embedded PGlite, index rows kept).
+ */
+export const startNode = async (pgliteDataDir?: string): Promise<{ readonly url: string; readonly close: () => Promise<void> }> => {
   const scope = Effect.runSync(Scope.make())
-  // as `sandnet start --in-memory` composes it (no index rows on a memory store)
-  const storage = nodeStorageLayerWith({ keepsIndexes: false }).pipe(Layer.provideMerge(EventStore.memory))
+  const storage =
+    pgliteDataDir === undefined
+      ? nodeStorageLayerWith({ keepsIndexes: false }).pipe(Layer.provideMerge(EventStore.memory))
+      : nodeStorageLayerWith({ keepsIndexes: true }).pipe(Layer.provideMerge(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir: pgliteDataDir })))))
   const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true, walletConfig: servingWalletConfig("operator") }).pipe(Layer.provideMerge(storage))
   const users = storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))

@@ -16,7 +16,7 @@ import * as path from "node:path"
 import { startOfferNode } from "./storage.ts"
 import { fmt, kbPerTx, mib } from "./machine.ts"
 import { sample } from "./heap-sample.ts"
-import { benchSoak, renderSoak, soakSeconds, type SoakBench } from "./soak.ts"
+import { benchSoak, renderSoak, soakSeconds, soakStore, type SoakBench } from "./soak.ts"
 
 export interface MemoryBenchRow {
   readonly store: string
@@ -105,7 +105,7 @@ export const benchMemory = async (): Promise<MemoryBench> => {
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
   const seconds = soakSeconds()
-  return { rows, soak: seconds === 0 ? undefined : await benchSoak(seconds), skipped }
+  return { rows, soak: seconds === 0 ? undefined : await benchSoak(seconds, soakStore()), skipped }
 }
 
 

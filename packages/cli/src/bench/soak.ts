@@ -7,6 +7,8 @@
  * external memory are sampled every minute with the transactions the validator's participant has
  * committed (its ledger end); kept per transaction = growth / transactions committed meanwhile.
  */
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import * as v8 from "node:v8"
 import { makeDevToken } from "@sandnet/http"
@@ -27,6 +29,8 @@ export interface SoakSample {
 }
 
 export interface SoakBench {
+  /** `--in-memory`, or `--data-dir` (embedded PGlite): SANDNET_BENCH_SOAK_STORE. */
+  readonly store: SoakStore
   readonly clients: number
   readonly seconds: number
   readonly samples: ReadonlyArray<SoakSample>
@@ -57,6 +61,15 @@ const writeHeapSnapshot = (seconds: number): void => {
   if (dir !== undefined && dir !== "") v8.writeHeapSnapshot(path.join(dir, `soak-${seconds}.heapsnapshot`))
 }
 
+export type SoakStore = "memory" | "pglite"
+
+/** The soak's node: `SANDNET_BENCH_SOAK_STORE`, `memory` (as `sandnet start --in-memory`, the default) or `pglite` (as `sandnet start --data-dir`). */
+export const soakStore = (): SoakStore => {
+  const raw = process.env["SANDNET_BENCH_SOAK_STORE"] ?? "memory"
+  if (raw !== "memory" && raw !== "pglite") throw new Error(`SANDNET_BENCH_SOAK_STORE must be memory or pglite, got ${JSON.stringify(raw)}`)
+  return raw
+}
+
 /** How long the soak runs: `SANDNET_BENCH_SOAK_SECONDS` (0 skips it), default 300. */
 export const soakSeconds = (): number => {
   const raw = process.env["SANDNET_BENCH_SOAK_SECONDS"]
@@ -65,8 +78,16 @@ export const soakSeconds = (): number => {
   return Math.round(seconds)
 }
 
-export const benchSoak = async (seconds: number): Promise<SoakBench> => {
-  const node = await startNode()
+export const benchSoak = async (seconds: number, store: SoakStore = "memory"): Promise<SoakBench> => {
+  const dataDir = store === "pglite" ? fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-soak-")) : undefined
+  try {
+    return await soakOn(await startNode(dataDir), seconds, store)
+  } finally {
+    if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const soakOn = async (node: Awaited<ReturnType<typeof startNode>>, seconds: number, store: SoakStore): Promise<SoakBench> => {
   try {
     const users = await prepareUsers(node.url, CLIENTS)
     const admin = await Effect.runPromise(makeDevToken({ user: "participant_admin" }))
@@ -87,7 +108,7 @@ export const benchSoak = async (seconds: number): Promise<SoakBench> => {
     clearInterval(timer)
     await Promise.all(pending)
     samples.push(await sampleNow())
-    return { clients: CLIENTS, seconds, samples, requests: run.done.reads.length + run.done.writes.length, failures: run.done.failures, firstByStatus: run.done.firstByStatus }
+    return { store, clients: CLIENTS, seconds, samples, requests: run.done.reads.length + run.done.writes.length, failures: run.done.failures, firstByStatus: run.done.firstByStatus }
   } finally {
     await node.close()
   }
@@ -102,7 +123,7 @@ export const renderSoak = (s: SoakBench): Array<string> => {
   const transactions = last.ledgerEnd - first.ledgerEnd
   const failures = Object.entries(s.failures)
   return [
-    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's cycle on ${s.clients} clients of ${STEPS_PER_SECOND} requests a second: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`sandnet start --in-memory\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
+    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's cycle on ${s.clients} clients of ${STEPS_PER_SECOND} requests a second: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`${s.store === "memory" ? "sandnet start --in-memory" : "sandnet start --data-dir"}\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
     "",
     "| seconds | ledger end | heap (MiB) | RSS (MiB) | external (MiB) |",
     "|---|---|---|---|---|",
