@@ -22,8 +22,11 @@ const read = fc.oneof(
   fc.constant({ archive: true as const })
 )
 
-/** What JSON keeps of a value: an archived entry comes back as its JSON (e.g. -0 as 0). */
-const asJson = <A>(value: A): A => JSON.parse(JSON.stringify(value)) as A
+/**
+ * What JSON keeps of a value: an archived entry comes back as its JSON (-0 as 0), a hot one as the
+ * object pushed, so both sides are compared as JSON.
+ */
+const asJson = <A>(value: A): A => (value === undefined ? value : (JSON.parse(JSON.stringify(value)) as A))
 
 describe("ArchivedLog", () => {
   it("answers every read as the array of its entries does", () => {
@@ -35,8 +38,8 @@ describe("ArchivedLog", () => {
           log.push(pushed)
           model.push(asJson(pushed))
           for (const r of reads) {
-            if ("at" in r) expect(log.at(r.at)).toEqual(model[r.at])
-            else if ("from" in r) expect(log.slice(r.from, r.to)).toEqual(model.slice(r.from, r.to))
+            if ("at" in r) expect(asJson(log.at(r.at))).toEqual(model[r.at])
+            else if ("from" in r) expect(asJson(log.slice(r.from, r.to))).toEqual(model.slice(r.from, r.to))
             else {
               const due = model.length - log.archivedLength >= limits.hotEntries + limits.segmentEntries
               expect(log.archiveDue()).toBe(due)
@@ -47,9 +50,9 @@ describe("ArchivedLog", () => {
           // what is not archived stays bounded, whether or not the owner archives
           expect(model.length - log.archivedLength).toBeLessThan(limits.hotEntries + Math.max(limits.deferUpTo ?? 0, limits.segmentEntries))
         }
-        expect([...log]).toEqual(model)
-        expect(log.map((e, i) => [i, e])).toEqual(model.map((e, i) => [i, e]))
-        expect(log.last()).toEqual(model[model.length - 1])
+        expect(asJson([...log])).toEqual(model)
+        expect(asJson(log.map((e, i) => [i, e]))).toEqual(model.map((e, i) => [i, e]))
+        expect(asJson(log.last())).toEqual(model[model.length - 1])
       })
     )
   })
