@@ -1,24 +1,26 @@
 /**
- * An append-only log of history (a participant's committed updates, a scan's updates and
- * verdicts) whose older entries are kept compressed. The newest entries stay objects; once
- * `hotEntries + segmentEntries` of them are held, the oldest `segmentEntries` are written as one
- * JSON array and compressed with Brotli at quality 1 into a segment.
+ * An append-only log of history (a participant's committed updates and completions, a scan's
+ * updates and verdicts) whose older entries are kept compressed. The newest entries stay objects;
+ * once `hotEntries + segmentEntries` of them are held, the oldest `segmentEntries` are due: each
+ * is written as JSON, the texts are joined, and the bytes compressed with Brotli at quality 1 into
+ * a segment that remembers where each entry's text starts.
  *
- * Why: history is most of what a serving node keeps. A heap snapshot diff of the 5-minute soak
- * (`sandnet bench --only memory`) charged 3.8 KB per transaction to the participants' update logs
- * alone, against issue 13's 2 KB for the whole node; compressed, a segment of entries takes
- * about a twentieth of the heap its objects did.
+ * Why: history is most of what a serving node keeps. A heap snapshot diff of the soak (`sandnet
+ * bench --only memory`) charged 3.8 KB per transaction to the participants' update logs alone,
+ * against issue 13's 2 KB for the whole node; a segment is about 10 times smaller than its JSON
+ * (about 180 bytes an update entry: the hex of ids and hashes does not shrink much).
  *
- * Reads of an archived entry inflate its segment and parse that entry alone; the last few
- * segments inflated are kept, so that reading in order (a stream of updates, a replaying reader)
- * inflates each segment once. An entry read back is a new object equal to the one pushed (entries
- * are JSON: what the journal stores of them), never the same object: nothing may hold history
- * entries by identity.
+ * A read of an archived entry inflates its segment and parses that entry alone; the last two
+ * segments inflated and the last 64 entries parsed are kept, so that reading in order (a stream of
+ * updates, a replaying reader) inflates each segment once and an old event looked up again is not
+ * parsed again. An archived entry reads back as an equal copy of the one pushed (entries are JSON:
+ * what the journal stores of them), never that object: nothing may hold history entries by
+ * identity.
  *
  * A simulation keeps everything as objects (`NEVER_ARCHIVE`, the default): its invariant checks
- * and history hash read every log whole and look updates up across logs, and a run is short: with
- * the serving limits smoke took 15 s instead of 2 to 4. A serving node, which lives long and reads its history rarely, archives
- * (`SERVING_ARCHIVE_LIMITS`).
+ * and history hash read every log whole and look updates up across logs, and a run is short (with
+ * the serving limits smoke took 15 s instead of 2 to 4). A serving node, which lives long and
+ * reads its history rarely, archives (`SERVING_ARCHIVE_LIMITS`), in its ticks (`archiveDue`).
  */
 import * as zlib from "node:zlib"
 import { invariant } from "@sandnet/core"
@@ -37,8 +39,8 @@ export interface ArchivedLogLimits {
 }
 
 /**
- * A segment of 128 update entries is about 0.5 MB of JSON, compressed in 2 to 4 ms: a pause short
- * enough to go unseen among a node's reads; the newest 256 are what live readers ask for.
+ * A segment of 128 update entries is about 230 KB of JSON, written and compressed in a few
+ * milliseconds; the newest 256 entries are what live readers mostly ask for.
  */
 export const SERVING_ARCHIVE_LIMITS: ArchivedLogLimits = { hotEntries: 256, segmentEntries: 128, deferUpTo: 64 * 128 }
 

@@ -12,7 +12,7 @@ import type { EngineInstance } from "./service.ts"
 
 /**
  * How long a tick may spend archiving history (engine history/archived-log.ts): a segment takes
- * 2 to 4 ms, and a tick holds the engine from reads and writes while it runs.
+ * a few milliseconds, and a tick holds the engine from reads and writes while it runs.
  */
 const ARCHIVE_BUDGET_MILLIS = 4
 
