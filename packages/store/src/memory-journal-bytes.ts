@@ -12,6 +12,7 @@
  * segment about once.
  */
 import * as zlib from "node:zlib"
+import { partitionPoint } from "@sandnet/core"
 
 /** Uncompressed bytes gathered before they are compressed as one segment. */
 export const SEGMENT_BYTES = 1 << 20
@@ -83,13 +84,4 @@ export class JournalBytes {
 }
 
 /** The index of the last of the increasing `starts` that is at most `at` (there is one). */
-const lastAtOrBefore = (starts: ReadonlyArray<number>, at: number): number => {
-  let low = 0
-  let high = starts.length - 1
-  while (low < high) {
-    const mid = (low + high + 1) >>> 1
-    if (starts[mid]! <= at) low = mid
-    else high = mid - 1
-  }
-  return low
-}
+const lastAtOrBefore = (starts: ReadonlyArray<number>, at: number): number => partitionPoint(starts.length, (i) => starts[i]! <= at) - 1

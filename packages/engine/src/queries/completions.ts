@@ -1,5 +1,5 @@
 /** Command completions: the completion stream of a user's commands, with checkpoints, and a completion's traffic cost. */
-import type { PartyId } from "@sandnet/core"
+import { partitionPoint, type PartyId } from "@sandnet/core"
 import { Either } from "effect"
 import type { CompletionRecord, ParticipantLogic, ParticipantNode } from "../participant/index.ts"
 import type { OffsetAfterLedgerEnd } from "./errors.ts"
@@ -33,14 +33,7 @@ export interface CompletionCursor {
 /** The cursor of a stream that starts after `beginExclusive`: at the first completion with a greater offset. */
 export const completionsFrom = (participant: ParticipantNode, beginExclusive: number): CompletionCursor => {
   const list = participant.logic.completions
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (list.at(mid)!.offset <= beginExclusive) lo = mid + 1
-    else hi = mid
-  }
-  return { index: lo, coveredTo: beginExclusive }
+  return { index: partitionPoint(list.length, (i) => list.at(i)!.offset <= beginExclusive), coveredTo: beginExclusive }
 }
 
 /** A successful command's paid traffic cost, as its transaction on this participant records it. */

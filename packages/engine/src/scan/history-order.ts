@@ -9,7 +9,7 @@
  * 30 bytes an entry.
  */
 import type { Micros } from "@sandnet/core"
-import { invariant } from "@sandnet/core"
+import { invariant, partitionPoint } from "@sandnet/core"
 
 /** Where an update or verdict stands in the scan's history order. */
 export interface HistoryKey {
@@ -20,18 +20,6 @@ export interface HistoryKey {
 export const compareKeys = (a: HistoryKey, b: HistoryKey): number => a.migrationId - b.migrationId || a.recordTime - b.recordTime
 
 const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
-
-/** The first index in [0, length) where `before` turns false (it is true for a prefix, then false). */
-const partitionPoint = (length: number, before: (i: number) => boolean): number => {
-  let low = 0
-  let high = length
-  while (low < high) {
-    const mid = (low + high) >>> 1
-    if (before(mid)) low = mid + 1
-    else high = mid
-  }
-  return low
-}
 
 /** Values sorted by history key, the keys kept as two columns of numbers beside them. */
 class KeyedColumns<V> {
