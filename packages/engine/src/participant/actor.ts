@@ -83,7 +83,7 @@ export const makeParticipant = (
         }),
       awaitCompletion: (commandId, actAs) =>
         Effect.flatMap(Deferred.make<Completion>(), (deferred) => {
-          const done = logic.decidedCompletion(commandId, actAs)
+          const done = logic.completionOf(commandId, actAs)
           if (done !== undefined) return Effect.succeed(done)
           waiters.add(commandKeyOf(commandId, actAs), deferred)
           return Deferred.await(deferred)

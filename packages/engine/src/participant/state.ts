@@ -145,6 +145,7 @@ export abstract class ParticipantState {
     return offset >= 1 ? this.log.at(offset - 1) : undefined
   }
 
+  /** The command's outcome once it is decided (none while an attempt of it is in flight). */
   completionOf(commandId: string, actAs: ReadonlyArray<PartyId>): Completion | undefined {
     const entry = this.commands.get(commandKeyOf(commandId, actAs))
     return entry === undefined || entry.status === "inFlight" ? undefined : this.completions.at(entry.completionAt)?.completion
@@ -152,11 +153,6 @@ export abstract class ParticipantState {
 
   isInFlight(commandId: string, actAs: ReadonlyArray<PartyId>): boolean {
     return this.commands.get(commandKeyOf(commandId, actAs))?.status === "inFlight"
-  }
-
-  /** The command's outcome once it is decided (not while an attempt of it is in flight). */
-  decidedCompletion(commandId: string, actAs: ReadonlyArray<PartyId>): Completion | undefined {
-    return this.completionOf(commandId, actAs)
   }
 
   /** A contract the given parties can see here: they are stakeholders of it. */

@@ -67,11 +67,14 @@ export class ScanStore implements CommitListener {
     if (visible === undefined) return []
     const ingested: CommittedLedgerUpdate = { offset: entry.offset, update: visible }
     const key = keyOfUpdate(ingested)
-    this.eventOrder.place(update.updateId, key, this.eventKeyOf(update.updateId))
+    const verdict = this.verdictOf(update.updateId)
+    // the event stood at an earlier update's key, else at its verdict's, if either was ingested
+    const earlier = this.updateById(update.updateId)
+    this.eventOrder.place(update.updateId, key, earlier !== undefined ? keyOfUpdate(earlier) : verdict !== undefined ? keyOfVerdict(verdict.verdict) : undefined)
     this.updateOrder.add(key, this.updates.length)
     this.byUpdateId.set(update.updateId, this.updates.length)
     this.updates.push(ingested)
-    const records = this.appActivity(ingested, this.verdictOf(update.updateId)?.trafficSummary)
+    const records = this.appActivity(ingested, verdict?.trafficSummary)
     if (records !== undefined) this.activity.set(update.updateId, records)
     return []
   }
@@ -106,14 +109,6 @@ export class ScanStore implements CommitListener {
 
   appActivityOf(updateId: string): AppActivityRecords | undefined {
     return this.activity.get(updateId)
-  }
-
-  /** Where an update id's event stands in the history order now, if it is there. */
-  private eventKeyOf(updateId: string): HistoryKey | undefined {
-    const update = this.updateById(updateId)
-    if (update !== undefined) return keyOfUpdate(update)
-    const verdict = this.verdictOf(updateId)?.verdict
-    return verdict === undefined ? undefined : keyOfVerdict(verdict)
   }
 }
 

@@ -93,9 +93,8 @@ export const awaitOutcome =
     const { pending } = result
     return Effect.gen(function* () {
       yield* settle
-      const logic = node.participant.logic
-      const decided = logic.isInFlight(pending.commandId, pending.actAs) ? undefined : logic.completionOf(pending.commandId, pending.actAs)
-      const completion = decided ?? (yield* node.participant.awaitCompletion(pending.commandId, pending.actAs))
+      // answers at once when the command is decided already
+      const completion = yield* node.participant.awaitCompletion(pending.commandId, pending.actAs)
       return yield* pending.finish(completion)
     })
   }
