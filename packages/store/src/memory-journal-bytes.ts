@@ -18,8 +18,6 @@ import { partitionPoint } from "@sandnet/core"
 export const SEGMENT_BYTES = 1 << 20
 
 interface Segment {
-  /** Where the segment's bytes start in the journal. */
-  readonly start: number
   readonly compressed: Buffer
   readonly size: number
 }
@@ -33,11 +31,11 @@ const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
  */
 export class JournalBytes {
   private readonly segments: Array<Segment> = []
+  /** Where each segment's bytes start in the journal. */
   private readonly segmentStarts: Array<number> = []
   /** The writes not yet compressed, and where each starts in the journal. */
   private pending: Array<Buffer> = []
   private pendingStarts: Array<number> = []
-  private pendingSize = 0
   /** The journal's length in bytes. */
   private size = 0
   private inflated: { readonly segment: Segment; readonly bytes: Buffer } | undefined = undefined
@@ -47,9 +45,8 @@ export class JournalBytes {
     const start = this.size
     this.pending.push(buffer)
     this.pendingStarts.push(start)
-    this.pendingSize += buffer.length
     this.size += buffer.length
-    if (this.pendingSize >= SEGMENT_BYTES) this.seal()
+    if (this.pendingSize() >= SEGMENT_BYTES) this.seal()
     return start
   }
 
@@ -61,17 +58,22 @@ export class JournalBytes {
       const at = this.pendingStarts[i]!
       return this.pending[i]!.toString("utf8", start - at, end - at)
     }
-    const segment = this.segments[lastAtOrBefore(this.segmentStarts, start)]!
-    return this.inflate(segment).toString("utf8", start - segment.start, end - segment.start)
+    const n = lastAtOrBefore(this.segmentStarts, start)
+    const from = this.segmentStarts[n]!
+    return this.inflate(this.segments[n]!).toString("utf8", start - from, end - from)
+  }
+
+  /** Bytes of the writes not yet compressed. */
+  private pendingSize(): number {
+    return this.size - (this.pendingStarts[0] ?? this.size)
   }
 
   private seal(): void {
-    const bytes = Buffer.concat(this.pending, this.pendingSize)
-    this.segments.push({ start: this.pendingStarts[0]!, compressed: zlib.brotliCompressSync(bytes, BROTLI), size: bytes.length })
+    const bytes = Buffer.concat(this.pending, this.pendingSize())
+    this.segments.push({ compressed: zlib.brotliCompressSync(bytes, BROTLI), size: bytes.length })
     this.segmentStarts.push(this.pendingStarts[0]!)
     this.pending = []
     this.pendingStarts = []
-    this.pendingSize = 0
   }
 
   private inflate(segment: Segment): Buffer {

@@ -32,6 +32,8 @@ interface StoredStream {
   readonly ends: Array<number>
 }
 
+const emptyStream = (): StoredStream => ({ kinds: [], starts: [], ends: [] })
+
 /** The data of an in-memory store, shareable between successive layers. */
 export interface MemoryBacking {
   readonly streams: Map<string, StoredStream>
@@ -57,7 +59,7 @@ const appendEntries = (backing: MemoryBacking, entries: PreparedWrite["entries"]
   entries.forEach((entry, i) => {
     let stored = backing.streams.get(entry.stream)
     if (stored === undefined) {
-      stored = { kinds: [], starts: [], ends: [] }
+      stored = emptyStream()
       backing.streams.set(entry.stream, stored)
     }
     stored.kinds.push(entry.kind)
@@ -127,7 +129,7 @@ export const makeMemoryStore = (backing: MemoryBacking): Effect.Effect<EventStor
 const memoryReads = (backing: MemoryBacking): Pick<StoreCore, "readStream" | "streams" | "lastSeq" | "getSnapshot" | "listSnapshots"> => ({
   readStream: (stream, fromSeq, limit) =>
     Effect.sync(() => {
-      const stored = backing.streams.get(stream) ?? { kinds: [], starts: [], ends: [] }
+      const stored = backing.streams.get(stream) ?? emptyStream()
       const end = limit === undefined ? stored.kinds.length : Math.min(stored.kinds.length, fromSeq - 1 + limit)
       const out: Array<JournalEntry> = []
       for (let i = fromSeq - 1; i < end; i++) {

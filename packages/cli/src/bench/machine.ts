@@ -1,5 +1,7 @@
 /** What the benchmarks ran on, printed with every figure. */
+import * as fs from "node:fs"
 import * as os from "node:os"
+import * as path from "node:path"
 
 export interface MachineInfo {
   readonly cpu: string
@@ -37,3 +39,13 @@ export const mib = (bytes: number): string => fmt(bytes / 2 ** 20, 1)
 
 /** Bytes per transaction as kB, one decimal (without the unit). */
 export const kbPerTx = (bytes: number, transactions: number): string => fmt(bytes / transactions / 1000, 1)
+
+/** Runs `use` with a new directory under the system's temporary one, removed after it whatever happens. */
+export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promise<A>): Promise<A> => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  try {
+    return await use(dir)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}

@@ -10,11 +10,8 @@
  */
 import { EventStore, pgliteLayer } from "@sandnet/store"
 import { Context, Effect, Layer } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { startOfferNode } from "./storage.ts"
-import { fmt, kbPerTx, mib } from "./machine.ts"
+import { fmt, kbPerTx, mib, withTempDir } from "./machine.ts"
 import { sample } from "./heap-sample.ts"
 import { benchSoak, renderSoak, soakSeconds, soakStore, type SoakBench } from "./soak.ts"
 
@@ -91,18 +88,16 @@ export const benchMemory = async (): Promise<MemoryBench> => {
   rows.push(
     await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => measure("in memory (`--in-memory`)", ctx, false))))
   )
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-memory-"))
   try {
-    const pglite = Effect.scoped(
-      Effect.flatMap(Layer.build(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir })))), (ctx) =>
-        measure("PGlite (embedded data directory)", ctx, true)
+    const pglite = (dataDir: string) =>
+      Effect.scoped(
+        Effect.flatMap(Layer.build(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir })))), (ctx) =>
+          measure("PGlite (embedded data directory)", ctx, true)
+        )
       )
-    )
-    rows.push(await Effect.runPromise(pglite))
+    rows.push(await withTempDir("sandnet-bench-memory-", (dataDir) => Effect.runPromise(pglite(dataDir))))
   } catch (error) {
     skipped.push(`PGlite: ${error instanceof Error ? error.message : String(error)}`)
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true })
   }
   const seconds = soakSeconds()
   return { rows, soak: seconds === 0 ? undefined : await benchSoak(seconds, soakStore()), skipped }

@@ -7,15 +7,13 @@
  * external memory are sampled every minute with the transactions the validator's participant has
  * committed (its ledger end); kept per transaction = growth / transactions committed meanwhile.
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import * as v8 from "node:v8"
 import { makeDevToken } from "@sandnet/http"
 import { Effect } from "effect"
 import { startNode, json } from "./http.ts"
 import { prepareUsers, runClients } from "./load.ts"
-import { fmt, kbPerTx, mib } from "./machine.ts"
+import { fmt, kbPerTx, mib, withTempDir } from "./machine.ts"
 import { sample } from "./heap-sample.ts"
 
 export interface SoakSample {
@@ -78,14 +76,10 @@ export const soakSeconds = (): number => {
   return Math.round(seconds)
 }
 
-export const benchSoak = async (seconds: number, store: SoakStore = "memory"): Promise<SoakBench> => {
-  const dataDir = store === "pglite" ? fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-soak-")) : undefined
-  try {
-    return await soakOn(await startNode(dataDir), seconds, store)
-  } finally {
-    if (dataDir !== undefined) fs.rmSync(dataDir, { recursive: true, force: true })
-  }
-}
+export const benchSoak = async (seconds: number, store: SoakStore = "memory"): Promise<SoakBench> =>
+  store === "memory"
+    ? soakOn(await startNode(), seconds, store)
+    : withTempDir("sandnet-bench-soak-", async (dataDir) => soakOn(await startNode(dataDir), seconds, store))
 
 const soakOn = async (node: Awaited<ReturnType<typeof startNode>>, seconds: number, store: SoakStore): Promise<SoakBench> => {
   try {

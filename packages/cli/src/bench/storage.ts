@@ -16,10 +16,7 @@ import { NodeRuntime, nodeStorageLayerWith, persistentNodeRuntimeLayer, storedUs
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { fmt } from "./machine.ts"
+import { fmt, withTempDir } from "./machine.ts"
 
 export interface StorageBenchRow {
   readonly database: string
@@ -215,14 +212,11 @@ export const benchStorage = async (): Promise<StorageBench> => {
   const rows: Array<StorageBenchRow> = []
   const skipped: Array<string> = []
   const schema = `sandnet_bench_node_${process.pid}`
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-bench-node-"))
   try {
     const pglite: OnDatabase = onDatabase("PGlite (embedded, via socket)", schema)
-    rows.push(await Effect.runPromise(pglite.pipe(Effect.provide(pgliteLayer({ dataDir })))))
+    rows.push(await withTempDir("sandnet-bench-node-", (dataDir) => Effect.runPromise(pglite.pipe(Effect.provide(pgliteLayer({ dataDir }))))))
   } catch (error) {
     skipped.push(`PGlite: ${error instanceof Error ? error.message : String(error)}`)
-  } finally {
-    fs.rmSync(dataDir, { recursive: true, force: true })
   }
   const url = process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
   try {

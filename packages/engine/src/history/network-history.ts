@@ -8,11 +8,11 @@ export const historyLogsOf = (network: CoinNetwork): ReadonlyArray<ArchivedLog<u
   ...network.superValidators.flatMap((sv) => [sv.scan.updates, sv.scan.verdictLog])
 ]
 
-/** Archives the segments due, log after log, while `more()` allows; how many it archived. */
-export const archiveDueHistory = (network: CoinNetwork, more: () => boolean): number => {
+/** Archives the segments due, log after log, while `more(archivedSoFar)` allows; how many it archived. */
+export const archiveDueHistory = (network: CoinNetwork, more: (archivedSoFar: number) => boolean): number => {
   let archived = 0
   for (const log of historyLogsOf(network)) {
-    while (more() && log.archiveDue()) archived++
+    while (more(archived) && log.archiveDue()) archived++
   }
   return archived
 }

@@ -26,7 +26,7 @@ describe("archiving a network's history in turns", () => {
       expect(before.some((entries) => entries.length >= 3)).toBe(true)
       // deferred: pushing archived nothing
       expect(logs.every((log) => log.archivedLength === 0)).toBe(true)
-      // a turn with no time left still archives one segment
+      // a turn that allows nothing archives nothing; one that allows one segment archives one
       expect(archiveDueHistory(h.network, () => false)).toBe(0)
       let turns = 0
       expect(archiveDueHistory(h.network, () => turns++ === 0)).toBe(1)

@@ -19,12 +19,7 @@ const ARCHIVE_BUDGET_MILLIS = 4
 /** Archives the history segments due, within the tick's budget (at least one when any is due). */
 const archiveHistory = (engine: EngineInstance): void => {
   const until = performance.now() + ARCHIVE_BUDGET_MILLIS
-  let first = true
-  archiveDueHistory(engine.network, () => {
-    const more = first || performance.now() < until
-    first = false
-    return more
-  })
+  archiveDueHistory(engine.network, (archived) => archived === 0 || performance.now() < until)
 }
 
 export interface TickerFibers {
