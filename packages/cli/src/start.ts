@@ -13,6 +13,7 @@ import { localNetLines } from "./localnet.ts"
 import {
   clusterNodeRuntimeLayer,
   clusterNodeSchema,
+  historySpillDirOf,
   NodeRuntime,
   type NodeRuntimeService,
   NodeStorage,
@@ -206,7 +207,7 @@ export const start = (given: StartOptions) =>
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )
-    const runtimeOptions = { wallets: true, automation: true, walletConfig: servingWalletConfig(options.validatorWalletUser) }
+    const runtimeOptions = { wallets: true, automation: true, walletConfig: servingWalletConfig(options.validatorWalletUser), historySpillDir: historySpillDirOf(choice) }
     const runtimeLayer =
       cluster === undefined
         ? persistentNodeRuntimeLayer(runtimeOptions)

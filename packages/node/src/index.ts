@@ -32,7 +32,8 @@ export { checkIndexRows, indexRowsOf, type IndexRowCheck, type ScanIndexRow } fr
 // Storage
 export { makeNodeStorage, NodeStorage, nodeStorageLayer, nodeStorageLayerWith, type NodeStorageOptions, type NodeStorageService } from "./storage/node-storage.ts"
 export { storedUserManagementLayer } from "./storage/users.ts"
-export { schemaForNode, StorageInfo, storageLayer, type StorageChoice, type StorageDescription } from "./storage/choice.ts"
+export { historySpillDirOf, schemaForNode, StorageInfo, storageLayer, type StorageChoice, type StorageDescription } from "./storage/choice.ts"
+export { SpilledSegments } from "./runtime/history-spill.ts"
 
 // Network snapshots
 export { decodeArchive, encodeArchive, InvalidSnapshotArchive, SNAPSHOT_FORMAT, snapshotIdOf, type NetworkSnapshot } from "./snapshots/archive.ts"

@@ -10,7 +10,7 @@
  */
 import { EventStore, pgliteLayer } from "@sandnet/store"
 import { baseUrl, makeDevToken, NodeReadRoutes, NodeRoutes, serve } from "@sandnet/http"
-import { nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, servingWalletConfig, storedUserManagementLayer } from "@sandnet/node"
+import { historySpillDirOf, nodeScheduler, nodeStorageLayerWith, persistentNodeRuntimeLayer, servingWalletConfig, storedUserManagementLayer } from "@sandnet/node"
 import { Effect, Exit, Layer, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -112,7 +112,6 @@ export const startBareServer = async (): Promise<{ readonly url: string; readonl
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
 }
 
-/** `sandnet start --in-memory`, in this process, on a free port. */
 /**
  * A node as `sandnet start --in-memory` composes it (no index rows on a memory store), or, given a
  * data directory, as `sandnet start --data-dir` does (embedded PGlite, index rows kept).
@@ -123,7 +122,12 @@ export const startNode = async (pgliteDataDir?: string): Promise<{ readonly url:
     pgliteDataDir === undefined
       ? nodeStorageLayerWith({ keepsIndexes: false }).pipe(Layer.provideMerge(EventStore.memory))
       : nodeStorageLayerWith({ keepsIndexes: true }).pipe(Layer.provideMerge(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir: pgliteDataDir })))))
-  const runtime = persistentNodeRuntimeLayer({ wallets: true, automation: true, walletConfig: servingWalletConfig("operator") }).pipe(Layer.provideMerge(storage))
+  const runtime = persistentNodeRuntimeLayer({
+    wallets: true,
+    automation: true,
+    walletConfig: servingWalletConfig("operator"),
+    historySpillDir: pgliteDataDir === undefined ? undefined : historySpillDirOf({ _tag: "pglite", dataDir: pgliteDataDir })
+  }).pipe(Layer.provideMerge(storage))
   const users = storedUserManagementLayer().pipe(Layer.provide(storage))
   const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
   // As `sandnet start` runs it: its fibers in time slices between which requests are served.

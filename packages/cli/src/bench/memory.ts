@@ -8,6 +8,7 @@
  * the bytes of journal JSON the same transactions wrote to the store (what a node must keep
  * somewhere, in the store, per transaction).
  */
+import { historySpillDirOf } from "@sandnet/node"
 import { EventStore, pgliteLayer } from "@sandnet/store"
 import { Context, Effect, Layer } from "effect"
 import { startOfferNode } from "./storage.ts"
@@ -58,9 +59,9 @@ const headsOf = (store: EventStore["Type"]) =>
     return heads
   })
 
-const measure = (label: string, storeContext: Context.Context<EventStore>, keepsIndexes: boolean) =>
+const measure = (label: string, storeContext: Context.Context<EventStore>, keepsIndexes: boolean, historySpillDir?: string) =>
   Effect.gen(function* () {
-    const node = yield* startOfferNode(storeContext, keepsIndexes)
+    const node = yield* startOfferNode(storeContext, keepsIndexes, historySpillDir)
     yield* Effect.promise(() => node.load(0, WARMUP))
     const heads = yield* headsOf(node.store)
     const before = sample()
@@ -92,7 +93,7 @@ export const benchMemory = async (): Promise<MemoryBench> => {
     const pglite = (dataDir: string) =>
       Effect.scoped(
         Effect.flatMap(Layer.build(EventStore.sql({ schema: "sandnet" }).pipe(Layer.provide(pgliteLayer({ dataDir })))), (ctx) =>
-          measure("PGlite (embedded data directory)", ctx, true)
+          measure("PGlite (embedded data directory)", ctx, true, historySpillDirOf({ _tag: "pglite", dataDir }))
         )
       )
     rows.push(await withTempDir("sandnet-bench-memory-", (dataDir) => Effect.runPromise(pglite(dataDir))))

@@ -16,6 +16,7 @@ import { NodeRuntime, nodeStorageLayerWith, persistentNodeRuntimeLayer, storedUs
 import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@sandnet/store"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
+import * as os from "node:os"
 import { fmt, withTempDir } from "./machine.ts"
 
 export interface StorageBenchRow {
@@ -56,13 +57,14 @@ type OfferRequest = (i: number) => { readonly path: string; readonly token: stri
 
 /**
  * A node as `sandnet start` composes it, on port 0, on the EventStore in `storeContext`, ready for the
- * offer load; `keepsIndexes` false as `start --in-memory` has it on the memory store.
+ * offer load; `keepsIndexes` false as `start --in-memory` has it on the memory store, and
+ * `historySpillDir` where a node with a database spills its archived history.
  */
-export const startOfferNode = (storeContext: Context.Context<EventStore>, keepsIndexes: boolean) =>
+export const startOfferNode = (storeContext: Context.Context<EventStore>, keepsIndexes: boolean, historySpillDir?: string) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const storage = nodeStorageLayerWith({ keepsIndexes }).pipe(Layer.provideMerge(Layer.succeedContext(storeContext)))
-    const runtime = persistentNodeRuntimeLayer({ wallets: true }).pipe(Layer.provideMerge(storage))
+    const runtime = persistentNodeRuntimeLayer({ wallets: true, historySpillDir }).pipe(Layer.provideMerge(storage))
     const users = storedUserManagementLayer().pipe(Layer.provide(storage))
     const layer = serve(NodeRoutes, { http: { port: 0, logRequests: false }, reads: NodeReadRoutes }).pipe(Layer.provideMerge(users), Layer.provideMerge(runtime))
     const context = yield* Layer.buildWithScope(layer, scope)
@@ -85,9 +87,9 @@ export const cpuMs = (): number => {
 }
 
 /** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s, CPU per offer and commits. */
-export const offerLoad = (storeContext: Context.Context<EventStore>, keepsIndexes = true) =>
+export const offerLoad = (storeContext: Context.Context<EventStore>, keepsIndexes = true, historySpillDir?: string) =>
   Effect.gen(function* () {
-    const node = yield* startOfferNode(storeContext, keepsIndexes)
+    const node = yield* startOfferNode(storeContext, keepsIndexes, historySpillDir)
     const result = yield* Effect.promise(async () => {
       await node.load(0, WARMUP)
       const before = await Effect.runPromise(node.store.stats())
@@ -186,7 +188,8 @@ const onDatabase = (label: string, schema: string) =>
     const bare = yield* benchStore({ bareInserts: 2000, appends: 100, writers: 1 })
     const storeScope = yield* Scope.make()
     const storeContext = yield* Layer.buildWithScope(EventStore.sql({ schema }), storeScope)
-    const load = yield* offerLoad(storeContext).pipe(
+    // as `sandnet start` composes a node with a database: archived history spilled to a file
+    const load = yield* offerLoad(storeContext, true, os.tmpdir()).pipe(
       Effect.ensuring(Scope.close(storeScope, Exit.void)),
       Effect.ensuring(Effect.ignore(dropSchema(schema)))
     )

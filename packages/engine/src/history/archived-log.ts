@@ -17,6 +17,10 @@
  * what the journal stores of them), never that object: nothing may hold history entries by
  * identity.
  *
+ * Where the compressed segments live is the owner's choice (`SegmentKeeper`): in memory by
+ * default; a node with a database spills them to a file (node runtime/history-spill.ts), so its
+ * memory keeps only where each segment is.
+ *
  * A simulation keeps everything as objects (`NEVER_ARCHIVE`, the default): its invariant checks
  * and history hash read every log whole and look updates up across logs, and a run is short (with
  * the serving limits smoke took 15 s instead of 2 to 4). A serving node, which lives long and
@@ -36,6 +40,29 @@ export interface ArchivedLogLimits {
    * of a restart's replay, and past this bound `push` archives anyway.
    */
   readonly deferUpTo?: number
+  /** Where compressed segments are kept (default: in memory, `keepSegmentsInMemory`). */
+  readonly keeper?: SegmentKeeper
+}
+
+/**
+ * Keeps the compressed segments of archived logs. `keep` is called in an archiving turn (a tick of
+ * a serving node), `read` when an archived entry is read.
+ */
+export interface SegmentKeeper {
+  keep(compressed: Buffer): KeptSegment
+}
+
+export interface KeptSegment {
+  /** The compressed bytes given to `keep`. */
+  read(): Buffer
+}
+
+export const keepSegmentsInMemory: SegmentKeeper = {
+  keep: (compressed) => {
+    // a copy of the exact size: zlib's result is a view of a 16 KB chunk, about twice a segment's
+    const kept = Buffer.from(compressed)
+    return { read: () => kept }
+  }
 }
 
 /**
@@ -56,7 +83,7 @@ const INFLATED_KEPT = 2
 const PARSED_KEPT = 64
 
 interface Segment {
-  readonly compressed: Buffer
+  readonly compressed: KeptSegment
   /** Where each entry's JSON starts in the inflated bytes, and where the last ends (entries + 1 numbers). */
   readonly starts: Uint32Array
 }
@@ -143,8 +170,8 @@ export class ArchivedLog<T> implements Iterable<T> {
     const starts = new Uint32Array(size + 1)
     for (let i = 0; i < size; i++) starts[i + 1] = starts[i]! + Buffer.byteLength(texts[i]!, "utf8")
     const bytes = Buffer.from(texts.join(""), "utf8")
-    // a copy of the exact size: zlib's result is a view of a 16 KB chunk, about twice a segment's
-    this.segments.push({ compressed: Buffer.from(zlib.brotliCompressSync(bytes, BROTLI)), starts })
+    const keeper = this.limits.keeper ?? keepSegmentsInMemory
+    this.segments.push({ compressed: keeper.keep(zlib.brotliCompressSync(bytes, BROTLI)), starts })
     this.hot = this.hot.slice(size)
     this.archived += size
   }
@@ -153,7 +180,7 @@ export class ArchivedLog<T> implements Iterable<T> {
     const segment = this.segments[n]!
     const kept = this.recent.find((r) => r.segment === segment)
     if (kept !== undefined) return kept
-    const bytes = zlib.brotliDecompressSync(segment.compressed)
+    const bytes = zlib.brotliDecompressSync(segment.compressed.read())
     const size = segment.starts[segment.starts.length - 1]!
     invariant(bytes.length === size, () => `an archived segment inflated to ${bytes.length} bytes, not ${size}`)
     const inflated = { segment, bytes }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { ArchivedLog, NEVER_ARCHIVE, SERVING_ARCHIVE_LIMITS } from "@sandnet/engine"
+import { ArchivedLog, NEVER_ARCHIVE, SERVING_ARCHIVE_LIMITS, type SegmentKeeper } from "@sandnet/engine"
 
 const entry = fc.record({
   offset: fc.nat(),
@@ -74,6 +74,30 @@ describe("ArchivedLog", () => {
     // reading from either end and back finds the same entries
     expect(log.slice(990, 1000).map((e) => e.n)).toEqual([990, 991, 992, 993, 994, 995, 996, 997, 998, 999])
     expect(log.slice(0, 3).map((e) => e.n)).toEqual([0, 1, 2])
+  })
+
+  it("keeps its segments where its keeper does, and reads them from there", () => {
+    const kept: Array<Buffer> = []
+    let reads = 0
+    const keeper: SegmentKeeper = {
+      keep: (compressed) => {
+        const at = kept.push(Buffer.from(compressed)) - 1
+        return {
+          read: () => {
+            reads++
+            return kept[at]!
+          }
+        }
+      }
+    }
+    const log = new ArchivedLog<{ readonly n: number }>({ hotEntries: 4, segmentEntries: 8, keeper })
+    const pushed = Array.from({ length: 100 }, (_, n) => ({ n }))
+    for (const e of pushed) log.push(e)
+    expect(kept.length).toBe(log.archivedLength / 8)
+    expect(kept.length).toBeGreaterThan(10)
+    expect([...log]).toEqual(pushed)
+    // in order, each segment is read once
+    expect(reads).toBe(kept.length)
   })
 
   it("never archives with the simulation's limits", () => {

@@ -3,12 +3,13 @@
  * developer's time offset, the lock (writers) and the readers' gate, and the engine's time.
  */
 import type { Micros } from "@sandnet/core"
-import { defaultCoinNetworkConfig, type CoinNetworkConfig } from "@sandnet/engine"
+import { defaultCoinNetworkConfig, SERVING_ARCHIVE_LIMITS, type ArchivedLogLimits, type CoinNetworkConfig } from "@sandnet/engine"
 import { Effect, Ref } from "effect"
 import type { CaptureState } from "../journal/capture.ts"
 import { makeReadGate, type ReadGate } from "./read-now.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { makeCatchUp, makeEngineTime } from "./clock.ts"
+import { SpilledSegments } from "./history-spill.ts"
 import { ENGINE_OPERATION_PRIORITY } from "./scheduler.ts"
 import type { EngineInstance, NodeRuntimeOptions } from "./service.ts"
 
@@ -40,6 +41,10 @@ export interface RuntimeContext {
   readonly engineTime: (engine: EngineInstance | undefined) => Effect.Effect<Micros>
   /** Brings the engine up to now: delivers every due message and timer. */
   readonly catchUp: (engine: EngineInstance) => Effect.Effect<void>
+  /** How the engines of this runtime keep their history: a serving node archives the older part (engine history/archived-log.ts). */
+  readonly historyLimits: ArchivedLogLimits
+  /** Where archived history goes when the node spills it (`historySpillDir`). */
+  readonly spill: SpilledSegments | undefined
 }
 
 export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<RuntimeContext> =>
@@ -64,5 +69,24 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
       current = ref
     }
     const engineTime = makeEngineTime(options.clock ?? { _tag: "live" as const }, offset, initial?.clock)
-    return { options, storage, config, offset, lock, exclusive, readers, gate, followEngine, captures: new WeakMap(), engineTime, catchUp: makeCatchUp(engineTime) }
+    const spill = options.historySpillDir === undefined ? undefined : new SpilledSegments(options.historySpillDir)
+    // A serving node lives long and reads its history rarely: older history is kept compressed.
+    const limits = options.historyLimits ?? SERVING_ARCHIVE_LIMITS
+    const historyLimits = spill === undefined ? limits : { ...limits, keeper: spill }
+    return {
+      options,
+      storage,
+      config,
+      offset,
+      lock,
+      exclusive,
+      readers,
+      gate,
+      followEngine,
+      captures: new WeakMap(),
+      engineTime,
+      catchUp: makeCatchUp(engineTime),
+      historyLimits,
+      spill
+    }
   })

@@ -4,13 +4,13 @@
  * the runtime's configuration and the driver that delivers what falls due.
  */
 import type { Micros } from "@sandnet/core"
-import { buildCoinNetwork, EventQueueNetwork, makeDriver, ManualClock, Network, SERVING_ARCHIVE_LIMITS, Topology, TopologyState, type CoinNetworkConfig } from "@sandnet/engine"
+import { buildCoinNetwork, EventQueueNetwork, makeDriver, ManualClock, Network, Topology, TopologyState, type ArchivedLogLimits, type CoinNetworkConfig } from "@sandnet/engine"
 import { Context, Effect } from "effect"
 import type { EngineInstance } from "./service.ts"
 
 export type EngineBase = Pick<EngineInstance, "network" | "driver" | "clock" | "queue" | "topology" | "provide">
 
-export const buildEngineBase = (config: CoinNetworkConfig, start: Micros): Effect.Effect<EngineBase> =>
+export const buildEngineBase = (config: CoinNetworkConfig, start: Micros, historyLimits: ArchivedLogLimits): Effect.Effect<EngineBase> =>
   Effect.gen(function* () {
     const clock = new ManualClock(start)
     const queue = new EventQueueNetwork(() => clock.now)
@@ -19,8 +19,7 @@ export const buildEngineBase = (config: CoinNetworkConfig, start: Micros): Effec
     // engine operation and read goes through here.
     const services = Context.make(Network, queue).pipe(Context.add(Topology, topology))
     const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, services), clock)
-    // A serving node lives long and reads its history rarely: older history is kept compressed.
-    const network = yield* provide(buildCoinNetwork(config, { historyLimits: SERVING_ARCHIVE_LIMITS }))
+    const network = yield* provide(buildCoinNetwork(config, { historyLimits }))
     const driver = makeDriver(queue, clock)
     return { network, driver, clock, queue, topology, provide }
   })

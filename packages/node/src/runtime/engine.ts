@@ -32,7 +32,7 @@ export interface Built {
 
 export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineSource): Effect.Effect<Built, JournalReplayFailed> =>
   Effect.gen(function* () {
-    const base = yield* buildEngineBase(ctx.config, start)
+    const base = yield* buildEngineBase(ctx.config, start, ctx.historyLimits)
     const cluster = yield* linkCluster(ctx, base)
     const started = source._tag === "Genesis" ? yield* startFromGenesis(ctx, base, cluster) : yield* startFromJournals(ctx, base, cluster, source.journals)
     const wallets: Array<WalletApi> = []

@@ -20,6 +20,7 @@
  */
 import type { Micros } from "@sandnet/core"
 import type {
+  ArchivedLogLimits,
   CoinNetwork,
   CoinNetworkConfig,
   Driver,
@@ -67,6 +68,14 @@ export interface NodeRuntimeOptions {
    * automations are the only ones it runs; genesis runs in the first super validator's process.
    */
   readonly cluster?: ClusterMembership | undefined
+  /**
+   * A directory where the node spills its archived history (history-spill.ts): a node with a
+   * database sets it (storage/choice.ts, `historySpillDirOf`). Without it, archived history stays
+   * compressed in memory.
+   */
+  readonly historySpillDir?: string | undefined
+  /** How much history stays as objects (default `SERVING_ARCHIVE_LIMITS`; tests archive sooner). */
+  readonly historyLimits?: Omit<ArchivedLogLimits, "keeper"> | undefined
 }
 
 /** One engine instance; `reset` replaces it with a fresh one. */

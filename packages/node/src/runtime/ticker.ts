@@ -40,7 +40,13 @@ export const startTicker = (ctx: RuntimeContext, locked: Locked): Effect.Effect<
             engine.cluster.pull(engine.queue).pipe(Effect.catchAll((error) => Effect.logWarning("the cluster transport could not be read; retrying", error instanceof Error ? error.message : String(error)))),
             ctx.catchUp(engine)
           )
-    const ticker = locked((engine) => Effect.zipLeft(tick(engine), Effect.sync(() => archiveHistory(engine)))).pipe(
+    const archive = (engine: EngineInstance) =>
+      Effect.suspend(() => {
+        archiveHistory(engine)
+        const failure = ctx.spill?.takeFailure()
+        return failure === undefined ? Effect.void : Effect.logWarning(`archived history is kept in memory from now on: its file in ${ctx.spill?.dir} could not be written`, failure)
+      })
+    const ticker = locked((engine) => Effect.zipLeft(tick(engine), archive(engine))).pipe(
       Effect.tap(() => Effect.sync(() => void (tickFailing = false))),
       Effect.catchAllCause((cause) =>
         tickFailing ? Effect.void : Effect.zipRight(Effect.sync(() => void (tickFailing = true)), Effect.logWarning("the engine's tick failed; retrying", cause))

@@ -4,6 +4,7 @@
  */
 import { EmbeddedPglite, EventStore, type PgliteStartupError, type StorageError, type StoreConfigError, validateSchema } from "@sandnet/store"
 import { Context, Effect, Layer } from "effect"
+import * as os from "node:os"
 import { lockPostgresSchema } from "./schema-lock.ts"
 
 export type StorageChoice =
@@ -13,6 +14,14 @@ export type StorageChoice =
   | { readonly _tag: "pglite"; readonly dataDir: string }
   /** A PostgreSQL server, in the node's own schema. */
   | { readonly _tag: "postgres"; readonly url: string; readonly schema: string }
+
+/**
+ * Where a node spills its archived history (runtime/history-spill.ts): beside its PGlite data, or
+ * in the system's temporary directory beside a PostgreSQL server. A memory node keeps it in memory:
+ * nothing of it touches the disk.
+ */
+export const historySpillDirOf = (choice: StorageChoice): string | undefined =>
+  choice._tag === "pglite" ? choice.dataDir : choice._tag === "postgres" ? os.tmpdir() : undefined
 
 /** What the node says about its storage when ready. */
 export interface StorageDescription {
