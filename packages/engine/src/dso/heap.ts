@@ -4,7 +4,7 @@
  * "due at" work in one (dust by round, offers by expiry) instead of scanning every contract.
  */
 export class MinHeap<T> {
-  private readonly items: Array<{ readonly key: number; readonly seq: number; readonly value: T }> = []
+  private items: Array<{ readonly key: number; readonly seq: number; readonly value: T }> = []
   private seq = 0
 
   get size(): number {
@@ -37,6 +37,15 @@ export class MinHeap<T> {
       this.sink(0)
     }
     return top.value
+  }
+
+  /**
+   * Drops the entries `keep` refuses. The rest pop in the order they would have (ties are still
+   * broken by insertion order): an owner that would skip an entry when it pops may drop it sooner.
+   */
+  retain(keep: (value: T) => boolean): void {
+    this.items = this.items.filter((item) => keep(item.value))
+    for (let i = (this.items.length >> 1) - 1; i >= 0; i--) this.sink(i)
   }
 
   private less(a: number, b: number): boolean {

@@ -33,10 +33,7 @@ export const failCommand = (node: ParticipantState, commandKey: string, updateId
 
 const pruneDeduplication = (node: ParticipantState, now: Micros): void => {
   if (node.commands.size < 200_000) return
-  for (const [key, entry] of node.commands) {
-    if (entry.status === "inFlight" || now - entry.completedAt < MAX_DEDUPLICATION) break
-    node.commands.delete(key)
-  }
+  node.commands.forgetDecided((entry) => now - entry.completedAt >= MAX_DEDUPLICATION)
 }
 
 /** Folds `CommandCompleted`: the command's outcome and its completion record. */

@@ -13,10 +13,10 @@ import { ActiveContractSet, stakeholdersOf } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
 import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
+import { CommandBook } from "./command-book.ts"
 import { ArchivedLog } from "../history/archived-log.ts"
 import {
   commandKeyOf,
-  type CommandEntry,
   type CommitListener,
   type Completion,
   type CompletionRecord,
@@ -43,7 +43,7 @@ export abstract class ParticipantState {
   /** Submissions sent to a sequencer, by message id. */
   readonly submissions = new Map<string, InFlightSubmission>()
   /** This node's commands, by command key (deduplication and completions). */
-  readonly commands = new Map<string, CommandEntry>()
+  readonly commands = new CommandBook()
   /** Every completion of this node's commands, in the order they happened (rebuilt by replay; older ones kept compressed). */
   readonly completions: ArchivedLog<CompletionRecord>
   /** The latest sequencer time seen per synchronizer. */

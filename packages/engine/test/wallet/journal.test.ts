@@ -37,6 +37,43 @@ describe("the wallet journal", () => {
     })
   )
 
+  it.effect("finished lifecycles leave the indexes by command and by contract; their records and statuses stay; replay agrees", () =>
+    Effect.gen(function* () {
+      const e = yield* makeEconomy()
+      const [w1, w2] = e.wallets
+      const journal: Array<Event> = []
+      w1!.node.journalSink = (event) => journal.push(event)
+      yield* op(e, w1!.onboardUser({ name: "alice" }))
+      const bob = yield* op(e, w2!.onboardUser({ name: "bob" }))
+      yield* op(e, w1!.tap("alice", { amount: "100" }))
+      const request = (trackingId: string, lifetime: number) => ({ receiver_party_id: bob.party_id, amount: "2", description: "", expires_at: e.clock.now + lifetime, tracking_id: trackingId })
+      const done = yield* op(e, w1!.createTransferOffer("alice", request("done", micros.hours(1))))
+      const open = yield* op(e, w1!.createTransferOffer("alice", request("open", micros.hours(1))))
+      const rejected = yield* op(e, w1!.createTransferOffer("alice", request("rejected", micros.hours(1))))
+      yield* op(e, w2!.acceptTransferOffer("bob", done.offer_contract_id))
+      yield* op(e, w2!.rejectTransferOffer("bob", rejected.offer_contract_id))
+      yield* e.advance(micros.minutes(1))
+      const state = w1!.node.state
+      expect((yield* op(e, w1!.getTransferOfferStatus("alice", "done"))).status).toBe("completed")
+      expect(yield* op(e, w1!.getTransferOfferStatus("alice", "rejected"))).toEqual({ status: "failed", failure_kind: "rejected" })
+      expect((yield* op(e, w1!.getTransferOfferStatus("alice", "open"))).status).toBe("created")
+      // the open offer's contract alone is followed; the three tracking ids are decided
+      expect([...state.offerByContract.keys()]).toEqual([open.offer_contract_id])
+      expect([...state.trackingByCommand.keys()]).toEqual([])
+      expect(state.offers.size).toBe(3)
+      expect(state.tracking.size).toBe(3)
+      // the open offer still moves on: the receiver accepts it and the sender's automation completes it
+      yield* op(e, w2!.acceptTransferOffer("bob", open.offer_contract_id))
+      yield* e.advance(micros.minutes(1))
+      expect((yield* op(e, w1!.getTransferOfferStatus("alice", "open"))).status).toBe("completed")
+      expect(state.offerByContract.size).toBe(0)
+      const replayed = replayWalletJournal(journal)
+      expect(replayed.offerByContract).toEqual(state.offerByContract)
+      expect(replayed.trackingByCommand).toEqual(state.trackingByCommand)
+      expect(replayed.offers).toEqual(state.offers)
+    })
+  )
+
   it.effect("history pages newest first and continues after begin_after_id", () =>
     Effect.gen(function* () {
       const e = yield* makeEconomy({ validators: 1 })

@@ -14,7 +14,7 @@ import { ok, type AutomationState, type Expiring } from "./state.ts"
 
 /** Files a transfer instruction a user sent, to expire after its deadline. */
 export const fileInstruction = (auto: AutomationState, contractId: ContractId, p: CoinTransferInstructionPayload): void => {
-  if (auto.hosts(p.transfer.sender)) auto.expiry.push(expiryOf(p.transfer.executeBefore), { contractId, kind: "instruction", actor: p.transfer.sender })
+  if (auto.hosts(p.transfer.sender)) auto.fileExpiry(expiryOf(p.transfer.executeBefore), { contractId, kind: "instruction", actor: p.transfer.sender })
 }
 
 /** Expires what is due; what is still active is looked at again on the next poll. */
@@ -42,5 +42,5 @@ export const expire = (auto: AutomationState, now: Micros): Effect.Effect<void> 
       }))
     }
     // Looked at again next time; gone by then if the expiry went through.
-    for (const e of retry) auto.expiry.push(now + auto.config.pollInterval, e)
+    for (const e of retry) auto.fileExpiry(now + auto.config.pollInterval, e)
   })

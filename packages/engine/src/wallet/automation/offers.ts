@@ -25,7 +25,7 @@ export const fileOffer = (auto: AutomationState, contractId: ContractId, p: Tran
     auto.acceptQueue.add(contractId)
     urgent = true
   }
-  if (auto.hosts(p.sender)) auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "offer", actor: p.sender })
+  if (auto.hosts(p.sender)) auto.fileExpiry(expiryOf(p.expiresAt), { contractId, kind: "offer", actor: p.sender })
   return urgent
 }
 
@@ -37,7 +37,7 @@ export const fileAcceptedOffer = (auto: AutomationState, contractId: ContractId,
     auto.completeQueue.add(contractId)
     urgent = true
   }
-  auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "accepted", actor: p.sender })
+  auto.fileExpiry(expiryOf(p.expiresAt), { contractId, kind: "accepted", actor: p.sender })
   return urgent
 }
 

@@ -5,7 +5,7 @@
  * piece of work sits in a queue or a heap keyed by when it falls due.
  */
 import { Effect, type Either } from "effect"
-import type { ActiveContract, ContractId, PartyId } from "@sandnet/core"
+import type { ActiveContract, ContractId, Micros, PartyId } from "@sandnet/core"
 import { MinHeap } from "../../dso/heap.ts"
 import type { Command } from "../../ledger/interpreter.ts"
 import type { Completion } from "../../participant/index.ts"
@@ -15,6 +15,9 @@ import { emptyStats } from "./stats.ts"
 
 /** A contract the automation expires once it is due (its actor is the party that exercises the expiry). */
 export type Expiring = { readonly contractId: ContractId; readonly kind: "offer" | "accepted" | "instruction" | "buyTraffic"; readonly actor: PartyId }
+
+/** The expiry heap is not compacted below this size. */
+const EXPIRY_COMPACTION_FLOOR = 256
 
 export type CouponKind = "app" | "validator" | "liveness"
 
@@ -44,7 +47,10 @@ export class AutomationState {
   readonly trafficQueue = new Set<ContractId>()
   /** Merge-delegation proposals to the operator, to accept. */
   readonly proposalQueue = new Set<ContractId>()
+  /** What the users sent, by when it expires (`fileExpiry`). */
   readonly expiry = new MinHeap<Expiring>()
+  /** The expiry heap's size at which `fileExpiry` next drops what is gone. */
+  private expiryCompactionAt = EXPIRY_COMPACTION_FLOOR
   /** Preapproval proposals to the operator, to accept. */
   readonly preapprovalProposals = new Set<ContractId>()
   /** Preapprovals the operator provides, by when they are due for renewal. */
@@ -67,6 +73,21 @@ export class AutomationState {
 
   hosts(party: PartyId): boolean {
     return this.wallet.isUserParty(party)
+  }
+
+  /**
+   * Files a contract to expire at `at`. Most are archived well before (offers accepted, instructions
+   * taken): each time the heap doubles, the entries of contracts that are gone for good are dropped
+   * (they would be skipped when due), so that it holds about the live ones. Without it, a 5-minute
+   * soak kept about 250 bytes per transaction here, for each offer's expiry (an hour ahead).
+   */
+  fileExpiry(at: Micros, expiring: Expiring): void {
+    this.expiry.push(at, expiring)
+    if (this.expiry.size < this.expiryCompactionAt) return
+    const node = this.wallet.participant.logic
+    // gone for good: not active, not in a reassignment, never reassigned (a reassigned contract may come back)
+    this.expiry.retain((e) => node.acs.has(e.contractId) || node.acs.inFlightOf(e.contractId) !== undefined || node.reassigned.has(e.contractId))
+    this.expiryCompactionAt = Math.max(EXPIRY_COMPACTION_FLOOR, 2 * this.expiry.size)
   }
 
   /** Fire-and-forget submission; `update` runs on the completion (stats). */

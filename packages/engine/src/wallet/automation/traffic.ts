@@ -27,7 +27,7 @@ export const fileBuyTrafficRequest = (auto: AutomationState, contractId: Contrac
     auto.trafficQueue.add(contractId)
     urgent = true
   }
-  auto.expiry.push(expiryOf(p.expiresAt), { contractId, kind: "buyTraffic", actor: p.endUserParty })
+  auto.fileExpiry(expiryOf(p.expiresAt), { contractId, kind: "buyTraffic", actor: p.endUserParty })
   return urgent
 }
 

@@ -1,0 +1,57 @@
+/**
+ * The command book answers as a map from command key to entry does, whichever way a command moves
+ * (submitted, decided, submitted again), though it files decided commands under a digest.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { CommandBook } from "../../src/participant/command-book.ts"
+import type { CommandEntry } from "../../src/participant/model.ts"
+
+const inFlight = (updateId: string): CommandEntry => ({
+  status: "inFlight",
+  commandId: "c",
+  actAs: ["alice::1220"],
+  updateId,
+  results: [],
+  synchronizerId: "global-synchronizer::1220",
+  userId: undefined,
+  submissionId: undefined
+})
+const decided = (at: number): CommandEntry => ({ status: at % 2 === 0 ? "succeeded" : "failed", completedAt: at, completionAt: at })
+
+/** Long keys as a wallet's are (a party id and a command id naming a contract), and short ones. */
+const key = fc.oneof(fc.string({ maxLength: 3 }), fc.hexaString({ minLength: 200, maxLength: 260 }).map((h) => `alice::1220${h.slice(0, 64)}|wallet:accept:${h}`))
+
+describe("CommandBook", () => {
+  it("answers every lookup as a map of its entries does", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.boolean()), { maxLength: 60 }), fc.array(key, { minLength: 8, maxLength: 8 }), (steps, keys) => {
+        const book = new CommandBook()
+        const model = new Map<string, CommandEntry>()
+        steps.forEach(([k, submit], at) => {
+          const entry = submit ? inFlight(`u${at}`) : decided(at)
+          book.set(keys[k]!, entry)
+          model.set(keys[k]!, entry)
+          for (const probe of keys) {
+            expect(book.get(probe)).toEqual(model.get(probe))
+            expect(book.has(probe)).toBe(model.has(probe))
+          }
+          expect(book.size).toBe(model.size)
+        })
+      })
+    )
+  })
+
+  it("forgets decided commands in the order they were decided, never one in flight", () => {
+    const book = new CommandBook()
+    book.set("a", decided(1))
+    book.set("b", inFlight("u"))
+    book.set("c", decided(2))
+    book.set("a", decided(3)) // decided again: now the latest
+    book.forgetDecided((entry) => entry.completedAt < 3)
+    expect(book.get("c")).toBeUndefined()
+    expect(book.get("a")).toEqual(decided(3))
+    expect(book.get("b")?.status).toBe("inFlight")
+    expect(book.size).toBe(2)
+  })
+})
