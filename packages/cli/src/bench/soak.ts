@@ -24,6 +24,8 @@ export interface SoakSample {
   readonly heap: number
   readonly rss: number
   readonly external: number
+  /** The resident WebAssembly memory (PGlite's PostgreSQL), where Linux tells it. */
+  readonly wasm: number | undefined
 }
 
 export interface SoakBench {
@@ -110,6 +112,12 @@ const soakOn = async (node: Awaited<ReturnType<typeof startNode>>, seconds: numb
 
 const perTx = (bytes: number, transactions: number): string => (transactions <= 0 ? "n/a" : `${kbPerTx(bytes, transactions)} KB`)
 
+/** The RSS growth outside PGlite's WebAssembly memory (its buffer pool fills up to a bound: shared_buffers and its caches). */
+const outsideWasm = (first: SoakSample, last: SoakSample, transactions: number): string =>
+  first.wasm === undefined || last.wasm === undefined || last.wasm === 0
+    ? ""
+    : ` (outside PGlite's WebAssembly memory ${perTx(last.rss - last.wasm - (first.rss - first.wasm), transactions)}; that memory grew ${mib(first.wasm)} → ${mib(last.wasm)} MiB)`
+
 export const renderSoak = (s: SoakBench): Array<string> => {
   const first = s.samples[0]!
   const last = s.samples[s.samples.length - 1]!
@@ -117,11 +125,11 @@ export const renderSoak = (s: SoakBench): Array<string> => {
   const transactions = last.ledgerEnd - first.ledgerEnd
   const failures = Object.entries(s.failures)
   return [
-    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's cycle on ${s.clients} clients of ${STEPS_PER_SECOND} requests a second: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`${s.store === "memory" ? "sandnet start --in-memory" : "sandnet start --data-dir"}\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction.`,
+    `**Over a ${fmt(s.seconds)}-second run of the mixed load** (the load section's cycle on ${s.clients} clients of ${STEPS_PER_SECOND} requests a second: an offer to the next user, accepting the previous user's, a token-standard transfer, and reads; a node composed as \`${s.store === "memory" ? "sandnet start --in-memory" : "sandnet start --data-dir"}\` does, after ${WARMUP_SECONDS} s of warm-up; memory after a full garbage collection, every minute): ${fmt(s.requests)} requests answered, ${fmt(transactions)} transactions committed by the validator's participant. Heap kept per transaction ${perTx(last.heap - first.heap, transactions)} over the whole run and ${perTx(last.heap - minute.heap, last.ledgerEnd - minute.ledgerEnd)} from the first minute on; RSS ${perTx(last.rss - first.rss, transactions)} per transaction${outsideWasm(first, last, transactions)}.`,
     "",
-    "| seconds | ledger end | heap (MiB) | RSS (MiB) | external (MiB) |",
-    "|---|---|---|---|---|",
-    ...s.samples.map((x) => `| ${fmt(x.seconds)} | ${fmt(x.ledgerEnd)} | ${mib(x.heap)} | ${mib(x.rss)} | ${mib(x.external)} |`),
+    "| seconds | ledger end | heap (MiB) | RSS (MiB) | external (MiB) | of the RSS, WebAssembly (PGlite, MiB) |",
+    "|---|---|---|---|---|---|",
+    ...s.samples.map((x) => `| ${fmt(x.seconds)} | ${fmt(x.ledgerEnd)} | ${mib(x.heap)} | ${mib(x.rss)} | ${mib(x.external)} | ${x.wasm === undefined ? "n/a" : mib(x.wasm)} |`),
     "",
     failures.length === 0
       ? "Every request answered 2xx."
