@@ -20,7 +20,7 @@ import {
   type PartyId,
   type TxNode
 } from "@sandnet/core"
-import { mergeSorted } from "./party-lists.ts"
+import { internParties, mergeSorted } from "./party-lists.ts"
 import type { AnyChoice, Choice, Template, TemplateRegistry } from "./template.ts"
 import { Abort, abort, Interpretation, type InputContract } from "./update-context.ts"
 import { decomposeViews, type NodeMeta, type ViewInfo } from "./views.ts"
@@ -161,6 +161,7 @@ const assignWitnesses = (nodes: ReadonlyArray<TxNode>, meta: ReadonlyArray<NodeM
     const m = meta[i]!
     const own = m.parent === undefined ? m.informees : mergeSorted(m.informees, witnesses[m.parent]!)
     witnesses.push(own)
-    ;(nodes[i] as { witnesses: ReadonlyArray<PartyId> }).witnesses = own
+    // a created contract may stay live for long: its lists are shared (party-lists.ts)
+    ;(nodes[i] as { witnesses: ReadonlyArray<PartyId> }).witnesses = nodes[i]!.kind === "created" ? internParties(own) : own
   }
 }

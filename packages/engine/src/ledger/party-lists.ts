@@ -41,4 +41,49 @@ export const mergeSorted = (a: ReadonlyArray<PartyId>, b: ReadonlyArray<PartyId>
   return added ? out : b
 }
 
+const EMPTY: ReadonlyArray<PartyId> = []
+
+/** Distinct lists kept by `internParties` before it starts over. */
+const INTERNED_LISTS = 4_096
+
+/** The lists kept, as a trie by party: a lookup is a map lookup per party (strings keep their hash), no key is built. */
+interface InternedNode {
+  list?: ReadonlyArray<PartyId>
+  next?: Map<PartyId, InternedNode>
+}
+let interned: InternedNode = {}
+let internedCount = 0
+
+const nodeOf = (parties: ReadonlyArray<PartyId>): InternedNode => {
+  let node = interned
+  for (const party of parties) {
+    node.next ??= new Map()
+    let next = node.next.get(party)
+    if (next === undefined) node.next.set(party, (next = {}))
+    node = next
+  }
+  return node
+}
+
+/**
+ * One shared copy of each party list a created contract keeps (its signatories, observers
+ * and witnesses): a node's live contracts name the same few lists again and again, and a copy each
+ * was about 300 bytes per transaction of a 5-minute soak. A list is copied when first seen (the
+ * caller's array stays the caller's); the table starts over past `INTERNED_LISTS`.
+ */
+export const internParties = (parties: ReadonlyArray<PartyId>): ReadonlyArray<PartyId> => {
+  if (parties.length === 0) return EMPTY
+  const known = nodeOf(parties)
+  if (known.list !== undefined) return known.list
+  if (internedCount >= INTERNED_LISTS) {
+    interned = {}
+    internedCount = 0
+  }
+  const node = nodeOf(parties)
+  // not frozen: the types keep it read-only, and the loops over party lists keep seeing one elements kind
+  node.list = [...parties]
+  internedCount++
+  return node.list
+}
+
 export const isSubset = (small: ReadonlyArray<PartyId>, big: ReadonlySet<PartyId>): boolean => small.every((p) => big.has(p))

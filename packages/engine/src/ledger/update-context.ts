@@ -26,7 +26,7 @@ import {
 } from "@sandnet/core"
 import { fastCheckOf } from "./fast-check.ts"
 import { jsonLength } from "./json-size.ts"
-import { mergeSorted, sortedUnique } from "./party-lists.ts"
+import { internParties, mergeSorted, sortedUnique } from "./party-lists.ts"
 import type { AnyChoice, ContractView, Template, TemplateRegistry, UpdateContext } from "./template.ts"
 import type { NodeMeta } from "./views.ts"
 
@@ -168,8 +168,8 @@ export class Interpretation {
       templateId,
       packageName: template.pkg.name,
       createArguments,
-      signatories,
-      observers,
+      signatories: internParties(signatories),
+      observers: internParties(observers),
       createdAt: this.ledgerTime,
       witnesses: [],
       interfaceViews
