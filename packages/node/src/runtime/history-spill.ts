@@ -15,6 +15,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { keepSegmentsInMemory, type KeptSegment, type SegmentKeeper } from "@sandnet/engine"
 
+/** Spill files this process opened (two runtimes of one process may open theirs in the same millisecond). */
+let spillFiles = 0
+
 export class SpilledSegments implements SegmentKeeper {
   private fd: number | undefined = undefined
   /** Bytes written so far: where the next segment goes. */
@@ -76,7 +79,7 @@ export class SpilledSegments implements SegmentKeeper {
 
   private open(): number {
     if (this.fd !== undefined) return this.fd
-    const file = path.join(this.dir, `.sandnet-history-${process.pid}-${Date.now().toString(36)}`)
+    const file = path.join(this.dir, `.sandnet-history-${process.pid}-${Date.now().toString(36)}-${++spillFiles}`)
     this.fd = fs.openSync(file, "wx+", 0o600)
     // open and unlinked: the file lives as long as the process and needs no cleaning up
     fs.unlinkSync(file)
