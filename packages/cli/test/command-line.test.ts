@@ -108,7 +108,9 @@ describe("what the environment refuses", () => {
     await new Promise<void>((resolve) => server.listen(scan, "127.0.0.1", resolve))
     try {
       const dataDir = path.join(dir, "localnet-port")
-      expectOneLine(await run(["start", "--localnet", "--port-offset", String(offset), "--data-dir", dataDir]), 1, new RegExp(`^sandnet start: port ${scan} is already in use`))
+      // Ours is the scan port; under a parallel test run another of the layout's ports may be taken too, and named first.
+      const layout = Object.values(LOCALNET_PORTS).map((port) => port + offset)
+      expectOneLine(await run(["start", "--localnet", "--port-offset", String(offset), "--data-dir", dataDir]), 1, new RegExp(`^sandnet start: port (${layout.join("|")}) is already in use`))
       // Refused before the store was opened: nothing was written into the data directory.
       expect(fs.existsSync(dataDir) ? fs.readdirSync(dataDir) : []).toEqual([])
     } finally {
