@@ -114,7 +114,8 @@ const perTx = (bytes: number, transactions: number): string => (transactions <= 
 
 /** The RSS growth outside PGlite's WebAssembly memory (its buffer pool fills up to a bound: shared_buffers and its caches). */
 const outsideWasm = (first: SoakSample, last: SoakSample, transactions: number): string =>
-  first.wasm === undefined || last.wasm === undefined || last.wasm === 0
+  // an --in-memory node has no PGlite: a few small WebAssembly modules at most
+  first.wasm === undefined || last.wasm === undefined || last.wasm < 1024 ** 2
     ? ""
     : ` (outside PGlite's WebAssembly memory ${perTx(last.rss - last.wasm - (first.rss - first.wasm), transactions)}; that memory grew ${mib(first.wasm)} → ${mib(last.wasm)} MiB)`
 
