@@ -19,6 +19,15 @@ const oneShot: ((algorithm: string, data: string | Uint8Array, encoding: "hex") 
 export const sha256Hex = (data: string | Uint8Array): string =>
   oneShot !== undefined ? oneShot("sha256", data, "hex") : crypto.createHash("sha256").update(data).digest("hex")
 
+const oneShotBytes = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "buffer") => Buffer }).hash
+
+/**
+ * A compact map key for long text: the first 16 bytes of its SHA-256, one character each (a
+ * 16-character one-byte string, about 32 bytes of heap). 128 bits do not collide by chance.
+ */
+export const sha256Key128 = (data: string): string =>
+  (oneShotBytes !== undefined ? oneShotBytes("sha256", data, "buffer") : crypto.createHash("sha256").update(data).digest()).toString("latin1", 0, 16)
+
 /** SHA-512 of UTF-8 text, as lowercase hex (one-shot where the Node has it, like sha256Hex). */
 export const sha512Hex = (data: string): string =>
   oneShot !== undefined ? oneShot("sha512", data, "hex") : crypto.createHash("sha512").update(data).digest("hex")

@@ -6,11 +6,10 @@
  * A digest that long does not collide by chance; Canton itself deduplicates by a hash of the
  * change id.
  */
-import { createHash } from "node:crypto"
+import { sha256Key128 } from "@sandnet/core"
 import type { CommandEntry, DecidedCommand, InFlightCommand } from "./model.ts"
 
-/** 16 bytes of the key's SHA-256, one character each (a 16-character one-byte string). */
-const digestOf = (commandKey: string): string => createHash("sha256").update(commandKey).digest().toString("latin1", 0, 16)
+const digestOf = sha256Key128
 
 export class CommandBook {
   private readonly inFlight = new Map<string, InFlightCommand>()
