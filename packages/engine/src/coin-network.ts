@@ -24,7 +24,7 @@ import { ExternalPartySetupPackage } from "./coin/external-party-setup.ts"
 import { PingPackage } from "./builtin/ping.ts"
 import { CoinRules, OpenMiningRound, type OpenMiningRoundPayload } from "./coin/rules.ts"
 import { TemplateRegistry } from "./ledger/template.ts"
-import type { ArchivedLogLimits } from "./history/archived-log.ts"
+import type { ArchivedLog, ArchivedLogLimits } from "./history/archived-log.ts"
 import { Network } from "./network/network.ts"
 import { makeParticipant, type ParticipantNode } from "./participant/index.ts"
 import { ScanStore } from "./scan/store.ts"
@@ -130,6 +130,13 @@ export interface CoinNetwork {
   readonly validators: ReadonlyArray<ValidatorNode>
   /** Every participant, super validators first. */
   readonly participants: ReadonlyArray<ParticipantNode>
+  /** How the network keeps its history; what is built on it (a wallet) keeps its own the same way. */
+  readonly keeping: NetworkKeeping
+  /**
+   * History logs of what is built on the network (each wallet's finished records), archived with
+   * the network's own (history/network-history.ts). Mutable: a wallet adds its logs when it starts.
+   */
+  readonly attachedHistory: Array<ArchivedLog<unknown>>
 }
 
 export { defaultCoinConfig }
@@ -179,7 +186,9 @@ export const buildCoinNetwork = (config: CoinNetworkConfig, keeping: NetworkKeep
       synchronizers,
       superValidators,
       validators,
-      participants: [...superValidators.map((s) => s.participant), ...validators.map((v) => v.participant)]
+      participants: [...superValidators.map((s) => s.participant), ...validators.map((v) => v.participant)],
+      keeping,
+      attachedHistory: []
     }
   })
 

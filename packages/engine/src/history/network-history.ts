@@ -2,10 +2,14 @@
 import type { CoinNetwork } from "../coin-network.ts"
 import type { ArchivedLog } from "./archived-log.ts"
 
-/** Every history log of a network: each participant's update log and completions, each scan's updates and verdicts. */
+/**
+ * Every history log of a network: each participant's update log and completions, each scan's
+ * updates and verdicts, and what is attached to it (each wallet's finished records).
+ */
 export const historyLogsOf = (network: CoinNetwork): ReadonlyArray<ArchivedLog<unknown>> => [
   ...network.participants.flatMap((p) => [p.logic.log, p.logic.completions]),
-  ...network.superValidators.flatMap((sv) => [sv.scan.updates, sv.scan.verdictLog])
+  ...network.superValidators.flatMap((sv) => [sv.scan.updates, sv.scan.verdictLog]),
+  ...network.attachedHistory
 ]
 
 /** Archives the segments due, log after log, while `more(archivedSoFar)` allows; how many it archived. */

@@ -31,7 +31,7 @@ export interface WalletStats {
 }
 
 export class WalletContext {
-  readonly state = new WalletState()
+  readonly state: WalletState
   readonly dso: DsoView
   readonly participant: ParticipantNode
   readonly operator: PartyId
@@ -70,6 +70,8 @@ export class WalletContext {
     this.participant = validator.participant
     this.operator = validator.operator
     this.dso = DsoView.of(network, svIndex)
+    this.state = new WalletState(network.keeping.historyLimits)
+    network.attachedHistory.push(...this.state.finishedLogs())
   }
 
   apply(event: WalletEvent, replaying = false): void {

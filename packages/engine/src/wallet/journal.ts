@@ -9,10 +9,13 @@
  */
 import { Schema } from "effect"
 import { JsonObjectSchema, invariant, type Micros } from "@sandnet/core"
+import type { ArchivedLog, ArchivedLogLimits } from "../history/archived-log.ts"
 import { buyTrafficRequestMachine } from "../machines/buy-traffic-request.ts"
 import { finalStateNames } from "../machines/lifecycle.ts"
+import { trackingIdMachine } from "../machines/tracking-id.ts"
 import { transferInstructionMachine } from "../machines/transfer-instruction.ts"
 import { transferOfferMachine } from "../machines/transfer-offer.ts"
+import { RecordBook } from "./record-book.ts"
 
 /** A persisted lifecycle snapshot (lifecycle.ts `persist`). */
 export const PersistedSnapshot = Schema.Struct({
@@ -116,29 +119,46 @@ export const isWalletEventTagged = (event: unknown): event is WalletEvent =>
 /** `<party>|<kind>|<tracking id>`: tracking ids are unique per user and kind of request. */
 export const trackingKey = (party: string, kind: TrackedKind, trackingId: string): string => `${party}|${kind}|${trackingId}`
 
-/** The wallet's journaled state; everything else it knows is derived from the ledger. */
+const TRACKING_FINAL: ReadonlySet<string> = new Set(finalStateNames(trackingIdMachine))
+const OFFER_FINAL: ReadonlySet<string> = new Set(finalStateNames(transferOfferMachine))
+const INSTRUCTION_FINAL: ReadonlySet<string> = new Set(finalStateNames(transferInstructionMachine))
+const BUY_TRAFFIC_FINAL: ReadonlySet<string> = new Set(finalStateNames(buyTrafficRequestMachine))
+
+/**
+ * The wallet's journaled state; everything else it knows is derived from the ledger. Records of
+ * finished lifecycles are archived as `historyLimits` say (record-book.ts): a serving node's
+ * ticks archive them with its history (`historyLogsOf`), a simulation keeps them as objects.
+ */
 export class WalletState {
   readonly users = new Map<string, { readonly party: string; readonly onboardedAt: Micros }>()
   readonly userOfParty = new Map<string, string>()
-  readonly tracking = new Map<string, TrackingRecord>()
+  readonly tracking: RecordBook<TrackingRecord>
   /** Command id of a tracked submission -> tracking key. */
   readonly trackingByCommand = new Map<string, string>()
-  readonly offers = new Map<string, OfferRecord>()
+  readonly offers: RecordBook<OfferRecord>
   /** Offer or accepted-offer contract id -> offer key. */
   readonly offerByContract = new Map<string, string>()
-  readonly instructions = new Map<string, InstructionRecord>()
+  readonly instructions: RecordBook<InstructionRecord>
   /** Instruction contract id -> instruction key. */
   readonly instructionByContract = new Map<string, string>()
-  readonly buyTraffic = new Map<string, BuyTrafficRecord>()
+  readonly buyTraffic: RecordBook<BuyTrafficRecord>
   readonly buyTrafficByContract = new Map<string, string>()
   readonly mergeDelegations = new Map<string, DelegationRecord>()
   readonly mintingDelegations = new Map<string, DelegationRecord>()
   readonly lastTopup = new Map<string, Micros>()
-}
 
-const OFFER_FINAL: ReadonlySet<string> = new Set(finalStateNames(transferOfferMachine))
-const INSTRUCTION_FINAL: ReadonlySet<string> = new Set(finalStateNames(transferInstructionMachine))
-const BUY_TRAFFIC_FINAL: ReadonlySet<string> = new Set(finalStateNames(buyTrafficRequestMachine))
+  constructor(historyLimits?: ArchivedLogLimits) {
+    this.tracking = new RecordBook((r) => TRACKING_FINAL.has(r.tracking.state), historyLimits)
+    this.offers = new RecordBook((r) => OFFER_FINAL.has(r.offer.state), historyLimits)
+    this.instructions = new RecordBook((r) => INSTRUCTION_FINAL.has(r.instruction.state), historyLimits)
+    this.buyTraffic = new RecordBook((r) => BUY_TRAFFIC_FINAL.has(r.request.state), historyLimits)
+  }
+
+  /** The archived logs of finished records, for a serving node's ticks to archive. */
+  finishedLogs(): ReadonlyArray<ArchivedLog<unknown>> {
+    return [this.tracking.finished, this.offers.finished, this.instructions.finished, this.buyTraffic.finished]
+  }
+}
 
 /** Points `index`'s entries for `ids` at `key` while `underWay`, else drops the ones pointing at it. */
 const follow = (index: Map<string, string>, ids: ReadonlyArray<string | null>, key: string, underWay: boolean): void => {
@@ -202,8 +222,8 @@ export const applyWalletEvent = (state: WalletState, event: WalletEvent): void =
 }
 
 /** Rebuilds a state from a stored journal. */
-export const replayWalletJournal = (events: Iterable<WalletEvent>): WalletState => {
-  const state = new WalletState()
+export const replayWalletJournal = (events: Iterable<WalletEvent>, historyLimits?: ArchivedLogLimits): WalletState => {
+  const state = new WalletState(historyLimits)
   for (const event of events) applyWalletEvent(state, event)
   return state
 }

@@ -187,7 +187,7 @@ const startBuyTraffic = (wallet: WalletContext, key: string, record: TrackingRec
 
 /** Tracking ids left in progress by a restart: settle them from the participant's completions. */
 export const reconcile = (wallet: WalletContext): void => {
-  for (const record of [...wallet.state.tracking.values()]) {
+  for (const record of [...wallet.state.tracking.underWayRecords()]) {
     if (record.tracking.state !== "inProgress" || wallet.participant.logic.isInFlight(record.commandId, [record.party])) continue
     const completion = wallet.participant.logic.completionOf(record.commandId, [record.party])
     if (completion !== undefined) onTrackedCompletion(wallet, record.commandId, completion)

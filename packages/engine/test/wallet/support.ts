@@ -7,6 +7,7 @@ import {
   startDsoAutomation,
   type CoinNetworkConfig,
   type LinkModel,
+  type NetworkKeeping,
   type DsoAutomation,
   type WalletApi,
   type WalletConfigInput
@@ -26,10 +27,10 @@ export interface Economy extends Harness {
 export const makeEconomy = (
   overrides: Partial<CoinNetworkConfig> = {},
   walletConfig: (validatorIndex: number) => WalletConfigInput = () => ({}),
-  options: { readonly automation?: boolean; readonly link?: LinkModel } = {}
+  options: { readonly automation?: boolean; readonly link?: LinkModel; readonly keeping?: NetworkKeeping } = {}
 ): Effect.Effect<Economy, unknown> =>
   Effect.gen(function* () {
-    const h = yield* makeHarness({ superValidators: 1, validators: 2, ...overrides }, options.link)
+    const h = yield* makeHarness({ superValidators: 1, validators: 2, ...overrides }, options.link, undefined, options.keeping)
     const settle = Effect.asVoid(Effect.suspend(() => h.driver.runUntil(h.clock.now)))
     const dso = yield* h.run(startDsoAutomation(h.network))
     const wallets: Array<WalletApi> = []
