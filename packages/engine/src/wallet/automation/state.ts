@@ -18,6 +18,13 @@ export type Expiring = { readonly contractId: ContractId; readonly kind: "offer"
 
 /** The expiry heap is not compacted below this size. */
 const EXPIRY_COMPACTION_FLOOR = 256
+/**
+ * The expiry heap is compacted when it has grown by this factor since the last compaction left it:
+ * each compaction walks it once (an ACS lookup an entry), so about five lookups a filed expiry,
+ * and dead entries are at most a quarter of it. At 2 they were a third of a 5-minute soak's heap
+ * entries (about 70 bytes per transaction more).
+ */
+const EXPIRY_COMPACTION_GROWTH = 1.25
 
 export type CouponKind = "app" | "validator" | "liveness"
 
@@ -77,7 +84,7 @@ export class AutomationState {
 
   /**
    * Files a contract to expire at `at`. Most are archived well before (offers accepted, instructions
-   * taken): each time the heap doubles, the entries of contracts that are gone for good are dropped
+   * taken): each time the heap has grown by a quarter, the entries of contracts that are gone for good are dropped
    * (they would be skipped when due), so that it holds about the live ones. Without it, a 5-minute
    * soak kept about 250 bytes per transaction here, for each offer's expiry (an hour ahead).
    */
@@ -87,7 +94,7 @@ export class AutomationState {
     const node = this.wallet.participant.logic
     // gone for good: not active, not in a reassignment, never reassigned (a reassigned contract may come back)
     this.expiry.retain((e) => node.acs.has(e.contractId) || node.acs.inFlightOf(e.contractId) !== undefined || node.reassigned.has(e.contractId))
-    this.expiryCompactionAt = Math.max(EXPIRY_COMPACTION_FLOOR, 2 * this.expiry.size)
+    this.expiryCompactionAt = Math.max(EXPIRY_COMPACTION_FLOOR, Math.ceil(EXPIRY_COMPACTION_GROWTH * this.expiry.size))
   }
 
   /** Fire-and-forget submission; `update` runs on the completion (stats). */
