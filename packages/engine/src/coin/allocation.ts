@@ -34,6 +34,7 @@ import {
 } from "./instruction.ts"
 import { CoinPackage } from "./packages.ts"
 import { CoinRules_Transfer } from "./rules.ts"
+import { EMPTY_META } from "./shared-views.ts"
 
 /** A reference to the settlement in the app that asks for it. */
 export const SettlementReference = Schema.Struct({ id: Text, cid: Schema.optional(Schema.NullOr(ContractIdRef)) })
@@ -83,7 +84,7 @@ export const CoinAllocation = defineTemplate({
   interfaces: [
     {
       interfaceId: AllocationInterface.interfaceId,
-      view: (p) => ({ allocation: p.allocation as unknown as Json, holdingCids: [p.lockedCoin], meta: { values: {} } })
+      view: (p) => ({ allocation: p.allocation as unknown as Json, holdingCids: [p.lockedCoin], meta: EMPTY_META })
     }
   ]
 })

@@ -9,11 +9,11 @@ import { defineChoice, defineInterface, defineTemplate, type UpdateContext } fro
 import { OpenMiningRound } from "./config.ts"
 import { CoinPackage, HoldingApiPackage } from "./packages.ts"
 import { ExpiringAmount, roundNumber } from "./schemas.ts"
+import { coinInstrumentId, EMPTY_META } from "./shared-views.ts"
 
 export const HoldingInterface = defineInterface({ pkg: HoldingApiPackage, module: "Splice.Api.Token.HoldingV1", entity: "Holding" })
 
-/** The token standard's instrument id of the native coin. */
-export const COIN_INSTRUMENT = "Coin"
+export { COIN_INSTRUMENT } from "./shared-views.ts"
 
 export const CoinPayload = Schema.Struct({
   dso: Party,
@@ -34,10 +34,10 @@ export const Coin = defineTemplate({
       interfaceId: HoldingInterface.interfaceId,
       view: (p) => ({
         owner: p.owner,
-        instrumentId: { admin: p.dso, id: COIN_INSTRUMENT },
+        instrumentId: coinInstrumentId(p.dso),
         amount: p.amount.initialAmount,
         lock: null,
-        meta: { values: {} }
+        meta: EMPTY_META
       })
     }
   ]
@@ -67,10 +67,10 @@ export const LockedCoin = defineTemplate({
       interfaceId: HoldingInterface.interfaceId,
       view: (p) => ({
         owner: p.coin.owner,
-        instrumentId: { admin: p.coin.dso, id: COIN_INSTRUMENT },
+        instrumentId: coinInstrumentId(p.coin.dso),
         amount: p.coin.amount.initialAmount,
         lock: { holders: [...p.lock.holders], expiresAt: p.lock.expiresAt, expiresAfter: null, context: p.lock.optContext },
-        meta: { values: {} }
+        meta: EMPTY_META
       })
     }
   ]

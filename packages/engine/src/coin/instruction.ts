@@ -28,6 +28,7 @@ import { OpenMiningRound, holdingFeeRate } from "./config.ts"
 import { expiryOf, isExpired } from "./expiry.ts"
 import { AllocationFactoryInterface } from "./allocation-api.ts"
 import { CoinPackage, TransferInstructionApiPackage } from "./packages.ts"
+import { EMPTY_META, PENDING_RECEIVER_ACCEPTANCE } from "./shared-views.ts"
 import { TransferPreapproval, TransferPreapproval_Send } from "./preapproval.ts"
 import { CoinRules_Transfer } from "./rules.ts"
 
@@ -115,8 +116,8 @@ export const CoinTransferInstruction = defineTemplate({
       view: (p) => ({
         originalInstructionCid: null,
         transfer: p.transfer as unknown as Json,
-        status: { tag: "TransferPendingReceiverAcceptance", value: {} },
-        meta: { values: {} }
+        status: PENDING_RECEIVER_ACCEPTANCE,
+        meta: EMPTY_META
       })
     }
   ]
@@ -200,8 +201,8 @@ export const ExternalPartyCoinRules = defineTemplate({
   payload: ExternalPartyCoinRulesPayload,
   signatories: (p) => [p.dso],
   interfaces: [
-    { interfaceId: TransferFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: { values: {} } }) },
-    { interfaceId: AllocationFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: { values: {} } }) }
+    { interfaceId: TransferFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: EMPTY_META }) },
+    { interfaceId: AllocationFactoryInterface.interfaceId, view: (p) => ({ admin: p.dso, meta: EMPTY_META }) }
   ]
 })
 
