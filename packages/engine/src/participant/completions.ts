@@ -45,13 +45,14 @@ export const applyCompletion = (node: ParticipantState, event: Extract<Participa
   const offset = completion._tag === "Succeeded" ? completion.offset : node.ledgerEnd
   invariant(offset >= (node.completions.last()?.offset ?? 0), "completion offsets must not decrease")
   const decided: DecidedCommand = { status: completion._tag === "Succeeded" ? "succeeded" : "failed", completedAt: event.at, completionAt: node.completions.length }
-  node.commands.set(event.commandKey, decided)
   node.completions.push({
     completion,
     userId: submitted?.userId,
     submissionId: submitted?.submissionId,
     synchronizerId: submitted?.synchronizerId ?? node.config.defaultSynchronizer,
     recordTime: completion._tag === "Succeeded" ? completion.recordTime : event.at,
-    offset
+    offset,
+    completedAt: event.at
   })
+  node.commands.set(event.commandKey, decided)
 }

@@ -93,6 +93,8 @@ export interface CompletionRecord {
   readonly synchronizerId: SynchronizerId
   readonly recordTime: Micros
   readonly offset: number
+  /** When the participant decided the command (its `CommandCompleted` event): how long its id stays taken counts from it. */
+  readonly completedAt: Micros
 }
 
 /**

@@ -7,7 +7,7 @@
  * (logic.ts) ties them together and folds journal events (`apply`), so that every change goes
  * through the journal and replaying it rebuilds the node.
  */
-import type { ActiveContract, CommittedUpdate, ContractId, Micros, ParticipantUid, PartyId, SynchronizerId } from "@sandnet/core"
+import { invariant, type ActiveContract, type CommittedUpdate, type ContractId, type Micros, type ParticipantUid, type PartyId, type SynchronizerId } from "@sandnet/core"
 import type * as External from "../external/index.ts"
 import { ActiveContractSet, stakeholdersOf } from "../ledger/acs.ts"
 import type { TemplateRegistry } from "../ledger/template.ts"
@@ -43,7 +43,11 @@ export abstract class ParticipantState {
   /** Submissions sent to a sequencer, by message id. */
   readonly submissions = new Map<string, InFlightSubmission>()
   /** This node's commands, by command key (deduplication and completions). */
-  readonly commands = new CommandBook()
+  readonly commands = new CommandBook((completionAt) => {
+    const record = this.completions.at(completionAt)
+    invariant(record !== undefined, () => `a decided command's completion record ${completionAt} is kept`)
+    return record.completedAt
+  })
   /** Every completion of this node's commands, in the order they happened (rebuilt by replay; older ones kept compressed). */
   readonly completions: ArchivedLog<CompletionRecord>
   /** The latest sequencer time seen per synchronizer. */

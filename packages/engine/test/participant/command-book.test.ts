@@ -26,7 +26,7 @@ describe("CommandBook", () => {
   it("answers every lookup as a map of its entries does", () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 7 }), fc.boolean()), { maxLength: 60 }), fc.array(key, { minLength: 8, maxLength: 8 }), (steps, keys) => {
-        const book = new CommandBook()
+        const book = new CommandBook((completionAt) => completionAt)
         const model = new Map<string, CommandEntry>()
         steps.forEach(([k, submit], at) => {
           const entry = submit ? inFlight(`u${at}`) : decided(at)
@@ -43,7 +43,7 @@ describe("CommandBook", () => {
   })
 
   it("forgets decided commands in the order they were decided, never one in flight", () => {
-    const book = new CommandBook()
+    const book = new CommandBook((completionAt) => completionAt)
     book.set("a", decided(1))
     book.set("b", inFlight("u"))
     book.set("c", decided(2))
