@@ -33,8 +33,12 @@ export const MAX_TEMPLATE_WATCHERS = 16
 
 export class ActiveContractSet {
   private readonly contracts = new Map<ContractId, ActiveContract>()
-  /** By template and stakeholder, the contracts themselves (not their ids): reads walk them without a lookup each. */
-  private readonly index = new Map<string, Map<PartyId, Map<ContractId, ActiveContract>>>()
+  /**
+   * By template and stakeholder, the contracts themselves (not their ids): reads walk them without
+   * a lookup each. Sets, not maps by id: an entry is two words instead of three, and a contract is
+   * indexed under each stakeholder on every node that hosts one.
+   */
+  private readonly index = new Map<string, Map<PartyId, Set<ActiveContract>>>()
   private readonly locks = new Map<ContractId, number>()
   private readonly inFlight = new Map<ContractId, InFlightContract>()
   /** Told of every contract that becomes active (with it) or stops being active (undefined): the node's stored ACS index follows it. */
@@ -69,17 +73,17 @@ export class ActiveContractSet {
     this.contracts.set(id, contract)
     let byParty = this.index.get(contract.created.templateId)
     if (byParty === undefined) this.index.set(contract.created.templateId, (byParty = new Map()))
-    for (const party of contract.created.signatories) this.indexUnder(byParty, party, id, contract)
-    for (const party of contract.created.observers) this.indexUnder(byParty, party, id, contract)
+    for (const party of contract.created.signatories) this.indexUnder(byParty, party, contract)
+    for (const party of contract.created.observers) this.indexUnder(byParty, party, contract)
     const watchers = this.watchers.get(contract.created.templateId)
     if (watchers !== undefined) for (const watcher of watchers) watcher(contract, true)
     this.onChange?.(id, contract)
   }
 
-  private indexUnder(byParty: Map<PartyId, Map<ContractId, ActiveContract>>, party: PartyId, id: ContractId, contract: ActiveContract): void {
+  private indexUnder(byParty: Map<PartyId, Set<ActiveContract>>, party: PartyId, contract: ActiveContract): void {
     let contracts = byParty.get(party)
-    if (contracts === undefined) byParty.set(party, (contracts = new Map()))
-    contracts.set(id, contract)
+    if (contracts === undefined) byParty.set(party, (contracts = new Set()))
+    contracts.add(contract)
   }
 
   /** Removes an active contract; returns it, or undefined when it was not active here. */
@@ -90,8 +94,8 @@ export class ActiveContractSet {
     this.locks.delete(contractId)
     const byParty = this.index.get(contract.created.templateId)
     if (byParty !== undefined) {
-      for (const party of contract.created.signatories) byParty.get(party)?.delete(contractId)
-      for (const party of contract.created.observers) byParty.get(party)?.delete(contractId)
+      for (const party of contract.created.signatories) byParty.get(party)?.delete(contract)
+      for (const party of contract.created.observers) byParty.get(party)?.delete(contract)
     }
     const watchers = this.watchers.get(contract.created.templateId)
     if (watchers !== undefined) for (const watcher of watchers) watcher(contract, false)
@@ -101,7 +105,7 @@ export class ActiveContractSet {
 
   /**
    * Active contracts of a template where `party` is a stakeholder, oldest first: a live view (a
-   * Map iterator, no generator, no lookup per contract; reads walk it on every transfer).
+   * Set iterator, no generator, no lookup per contract; reads walk it on every transfer).
    */
   ofTemplate(templateId: string, party: PartyId): IterableIterator<ActiveContract> {
     return (this.index.get(templateId)?.get(party) ?? NONE).values()
@@ -196,7 +200,7 @@ export class ActiveContractSet {
   }
 }
 
-const NONE: ReadonlyMap<ContractId, ActiveContract> = new Map()
+const NONE: ReadonlySet<ActiveContract> = new Set()
 
 export const stakeholdersOf = (contract: ActiveContract): ReadonlyArray<PartyId> => {
   const { signatories, observers } = contract.created

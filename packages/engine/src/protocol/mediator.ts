@@ -44,10 +44,17 @@ export interface MediatorStats {
 export const REJECT_TIMEOUT = "MEDIATOR_SAYS_TX_TIMED_OUT"
 export const REJECT_DUPLICATE = "DUPLICATE_UPDATE_ID"
 
+/** What `owners` keeps of an update id once its request is decided. */
+const DECIDED = -1
+
 export class MediatorLogic {
   private readonly pending = new Map<Micros, PendingRequest>()
-  /** Update ids that got a verdict (or are pending), with the request that owns them. */
-  private readonly owners = new Map<string, Micros>()
+  /**
+   * Update ids that got a verdict (`DECIDED`) or are pending (the request that owns them). A
+   * decided one keeps a small integer, not its request's time: a time is a boxed number, 16 bytes
+   * more per transaction for as long as the mediator runs.
+   */
+  private readonly owners = new Map<string, Micros | typeof DECIDED>()
   readonly stats: MediatorStats = { accepted: 0, rejected: 0, timedOut: 0, duplicates: 0 }
 
   constructor(
@@ -162,7 +169,10 @@ export class MediatorLogic {
     now: Micros,
     owned: boolean
   ): ReadonlyArray<Outgoing> {
-    if (owned) this.pending.delete(pending.requestId)
+    if (owned) {
+      this.pending.delete(pending.requestId)
+      this.owners.set(pending.request.updateId, DECIDED)
+    }
     if (result === "VERDICT_RESULT_ACCEPTED") this.stats.accepted++
     else this.stats.rejected++
     const request = pending.request
