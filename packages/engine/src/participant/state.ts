@@ -15,6 +15,7 @@ import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
 import { CommandBook } from "./command-book.ts"
 import { ArchivedLog } from "../history/archived-log.ts"
+import { UpdateIdIndex } from "../history/update-id-index.ts"
 import {
   commandKeyOf,
   type CommitListener,
@@ -33,7 +34,7 @@ export abstract class ParticipantState {
   /** Committed updates in offset order (offset n is entry n-1); older entries are kept compressed. */
   readonly log: ArchivedLog<CommittedUpdate>
   /** Update id -> index in `log`. */
-  readonly updateIndex = new Map<string, number>()
+  readonly updateIndex = new UpdateIdIndex<number>()
   /** Confirmation requests awaiting their verdict, by `<synchronizer>:<request id>`. */
   readonly pending = new Map<string, PendingRequest>()
   /** Synchronizers whose deadline sweep timer is armed. */

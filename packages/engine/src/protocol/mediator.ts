@@ -9,6 +9,7 @@
 import { Effect } from "effect"
 import { invariant, type Micros, type ParticipantUid, type PartyId, type TrafficSummary, type Verdict } from "@sandnet/core"
 import { Network, Outgoing, receiveOf, type Actor, type Address, type Message } from "../network/network.ts"
+import { UpdateIdIndex } from "../history/update-id-index.ts"
 import type { SynchronizerInfo, TopologyState } from "../topology.ts"
 import { Topology } from "../topology.ts"
 import type { Deliver, EnvelopeContent, MediatorDeadline, ProtocolRequest, RequestView, SubmissionRequest } from "./messages.ts"
@@ -54,7 +55,7 @@ export class MediatorLogic {
    * decided one keeps a small integer, not its request's time: a time is a boxed number, 16 bytes
    * more per transaction for as long as the mediator runs.
    */
-  private readonly owners = new Map<string, Micros | typeof DECIDED>()
+  private readonly owners = new UpdateIdIndex<Micros | typeof DECIDED>()
   readonly stats: MediatorStats = { accepted: 0, rejected: 0, timedOut: 0, duplicates: 0 }
 
   constructor(

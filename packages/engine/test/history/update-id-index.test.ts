@@ -1,0 +1,39 @@
+/**
+ * The index by update id answers as a map keyed by the id itself, for well-formed update ids and
+ * for anything else a client may ask for (a 16-character latin1 string, a string with the prefix
+ * the index puts before malformed ids).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { UpdateIdIndex, updateIdKey } from "../../src/history/update-id-index.ts"
+
+const updateId = fc.hexaString({ minLength: 64, maxLength: 64 }).map((h) => `1220${h.toLowerCase()}`)
+const latin1 = fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 16, maxLength: 16 }).map((codes) => String.fromCharCode(...codes))
+const anyId = fc.oneof(updateId, fc.string(), latin1, latin1.map((s) => `\u0100${s}`), updateId.map((id) => id.toUpperCase()))
+
+describe("UpdateIdIndex", () => {
+  it("answers every lookup as a map keyed by the id does", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(anyId, fc.boolean()), { maxLength: 40 }), fc.array(anyId, { maxLength: 10 }), (steps, probes) => {
+        const index = new UpdateIdIndex<number>()
+        const model = new Map<string, number>()
+        steps.forEach(([id, remove], i) => {
+          if (remove) expect(index.delete(id)).toBe(model.delete(id))
+          else {
+            index.set(id, i)
+            model.set(id, i)
+          }
+        })
+        for (const id of [...steps.map(([id]) => id), ...probes]) {
+          expect(index.get(id)).toBe(model.get(id))
+          expect(index.has(id)).toBe(model.has(id))
+        }
+        expect(index.size).toBe(model.size)
+      })
+    )
+  })
+
+  it("keys a well-formed update id by 16 characters", () => {
+    expect(updateIdKey(`1220${"ab".repeat(32)}`)).toHaveLength(16)
+  })
+})
