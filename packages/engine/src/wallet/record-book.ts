@@ -10,24 +10,28 @@
  * what the node kept; filed by digest in the log they are about 70. A finished record reads back
  * as an equal copy, never the object set (records are JSON: what the journal stores of them).
  * Canton deduplicates by a hash of the change id the same way; a digest that long does not
- * collide by chance.
+ * collide by chance. With limits that never archive (a simulation's), finished records stay
+ * objects under their keys, as records under way do: no digest, no log.
  */
 import { invariant, sha256Key128 } from "@sandnet/core"
 import { ArchivedLog, NEVER_ARCHIVE, type ArchivedLogLimits } from "../history/archived-log.ts"
 
 export class RecordBook<R> {
-  /** Records under way, in the order their keys were first set. */
+  /** Records under way (and finished ones, when they are not archived), in the order their keys were first set. */
   private readonly underWay = new Map<string, R>()
   /** Digest of a finished record's key -> the record's place in `finished`. */
   private readonly finishedAt = new Map<string, number>()
   /** Finished records, in the order they finished (a record set again after it finished is pushed again). */
   readonly finished: ArchivedLog<R>
+  /** Whether finished records move to `finished` (else they stay in `underWay`). */
+  private readonly archives: boolean
 
   constructor(
     private readonly isFinished: (record: R) => boolean,
     limits: ArchivedLogLimits = NEVER_ARCHIVE
   ) {
     this.finished = new ArchivedLog(limits)
+    this.archives = limits.hotEntries !== NEVER_ARCHIVE.hotEntries
   }
 
   /** Records held, under way or finished. */
@@ -37,12 +41,16 @@ export class RecordBook<R> {
 
   get(key: string): R | undefined {
     const open = this.underWay.get(key)
-    if (open !== undefined) return open
+    if (open !== undefined || !this.archives) return open
     const at = this.finishedAt.get(sha256Key128(key))
     return at === undefined ? undefined : this.finished.at(at)
   }
 
   set(key: string, record: R): void {
+    if (!this.archives) {
+      this.underWay.set(key, record)
+      return
+    }
     const digest = sha256Key128(key)
     if (this.isFinished(record)) {
       this.underWay.delete(key)
@@ -56,11 +64,11 @@ export class RecordBook<R> {
   }
 
   /** The records under way, in the order their keys were first set. */
-  underWayRecords(): IterableIterator<R> {
-    return this.underWay.values()
+  *underWayRecords(): IterableIterator<R> {
+    for (const record of this.underWay.values()) if (this.archives || !this.isFinished(record)) yield record
   }
 
-  /** Every record held, those under way first, then the finished ones in the order they finished. */
+  /** Every record held: those under way first, then the finished ones in the order they finished (all in the order their keys were first set, when none is archived). */
   *records(): IterableIterator<R> {
     yield* this.underWay.values()
     const current = [...this.finishedAt.values()].sort((a, b) => a - b)
