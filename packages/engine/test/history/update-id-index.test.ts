@@ -33,7 +33,12 @@ describe("UpdateIdIndex", () => {
     )
   })
 
-  it("keys a well-formed update id by 16 characters", () => {
-    expect(updateIdKey(`1220${"ab".repeat(32)}`)).toHaveLength(16)
+  it("keys a well-formed update id by 16 characters, anything else by itself behind a prefix", () => {
+    const id = `1220${"ab".repeat(32)}`
+    expect(updateIdKey(id)).toHaveLength(16)
+    expect(updateIdKey(id)).toBe(updateIdKey(`${id}`))
+    expect(updateIdKey("")).toBe("\u0100")
+    expect(updateIdKey(`1220${"AB".repeat(32)}`)).toBe(`\u0100${"1220"}${"AB".repeat(32)}`)
+    expect(updateIdKey(`1220${"ab".repeat(16)}${"zz".repeat(16)}`)).toHaveLength(69)
   })
 })
