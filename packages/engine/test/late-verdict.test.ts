@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { CoinRules_DevNet_Tap, Commands, ErrorCodes, dsoReference, zeroDelayLink, type LinkModel } from "../src/index.ts"
-import { makeHarness } from "./support.ts"
+import { ErrorCodes, zeroDelayLink, type LinkModel } from "../src/index.ts"
+import { makeHarness, submitTap } from "./support.ts"
 
 /**
  * A mediator that is unavailable for longer than the participants wait for a verdict (the
@@ -22,16 +22,8 @@ describe("a verdict after the participants' decision time", () => {
       const h = yield* makeHarness({ superValidators: 1, validators: 1 }, link)
       const v1 = h.network.validators[0]!
       const alice = yield* h.run(v1.participant.allocateParty("alice"))
-      const ref = dsoReference(h.network, h.clock.now)!
       down = true
-      const { updateId } = yield* h.run(
-        v1.participant.submit({
-          actAs: [alice],
-          commandId: "tap",
-          commands: [Commands.exercise(CoinRules_DevNet_Tap, ref.coinRules.created.contractId, { receiver: alice, amount: "10", openRound: ref.openRound.created.contractId })],
-          disclosedContracts: [ref.coinRules, ref.openRound]
-        })
-      )
+      const { updateId } = yield* submitTap(h, v1.participant, alice, "10", "tap")
       yield* h.driver.runUntil(h.clock.now + 5_000_000)
       down = false
       yield* h.driver.runUntilIdle()

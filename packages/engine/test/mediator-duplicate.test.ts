@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { CoinRules_DevNet_Tap, Commands, dsoReference, zeroDelayLink, type LinkModel } from "../src/index.ts"
-import { makeHarness } from "./support.ts"
+import { zeroDelayLink, type LinkModel } from "../src/index.ts"
+import { makeHarness, submitTap } from "./support.ts"
 
 /**
  * A confirmation request the mediator receives again after it decided the first (a network that
@@ -21,18 +21,10 @@ describe("a mediator request received again after its verdict", () => {
       const h = yield* makeHarness({ superValidators: 1, validators: 1 }, link)
       const v1 = h.network.validators[0]!
       const alice = yield* h.run(v1.participant.allocateParty("alice"))
-      const ref = dsoReference(h.network, h.clock.now)!
       const mediator = h.network.synchronizers[0]!.mediator.logic
       const before = { ...mediator.stats }
       duplicating = true
-      const { updateId } = yield* h.run(
-        v1.participant.submit({
-          actAs: [alice],
-          commandId: "tap",
-          commands: [Commands.exercise(CoinRules_DevNet_Tap, ref.coinRules.created.contractId, { receiver: alice, amount: "10", openRound: ref.openRound.created.contractId })],
-          disclosedContracts: [ref.coinRules, ref.openRound]
-        })
-      )
+      const { updateId } = yield* submitTap(h, v1.participant, alice, "10", "tap")
       yield* h.driver.runUntil(h.clock.now + 10_000_000)
       duplicating = false
       yield* h.driver.runUntilIdle()

@@ -1,7 +1,9 @@
 /** A small deterministic harness for engine tests: network + clock + driver + a built coin network. */
 import { Effect, Layer } from "effect"
-import { SIMULATION_EPOCH, type Micros } from "@sandnet/core"
+import { SIMULATION_EPOCH, type Micros, type PartyId } from "@sandnet/core"
 import {
+  CoinRules_DevNet_Tap,
+  Commands,
   EventQueueNetwork,
   ManualClock,
   Network,
@@ -9,13 +11,15 @@ import {
   TopologyState,
   buildCoinNetwork,
   defaultCoinNetworkConfig,
+  dsoReference,
   makeDriver,
   submitGenesis,
   type CoinNetwork,
   type CoinNetworkConfig,
   type Driver,
   type LinkModel,
-  type NetworkKeeping
+  type NetworkKeeping,
+  type ParticipantNode
 } from "../src/index.ts"
 
 export interface Harness {
@@ -44,4 +48,18 @@ export const makeHarness = (
     yield* run(submitGenesis(network))
     yield* driver.runUntilIdle()
     return { driver, network, queue, clock, run }
+  })
+
+/** Submits a DevNet tap of `amount` to `party` on `node` (not waiting for its completion): what it returns. */
+export const submitTap = (h: Harness, node: ParticipantNode, party: PartyId, amount: string, commandId: string) =>
+  Effect.suspend(() => {
+    const ref = dsoReference(h.network, h.clock.now)!
+    return h.run(
+      node.submit({
+        actAs: [party],
+        commandId,
+        commands: [Commands.exercise(CoinRules_DevNet_Tap, ref.coinRules.created.contractId, { receiver: party, amount, openRound: ref.openRound.created.contractId })],
+        disclosedContracts: [ref.coinRules, ref.openRound]
+      })
+    )
   })
