@@ -101,6 +101,34 @@ describe("archived history on a serving node", () => {
     expect(spillFilesOpenIn(dir)).toEqual([])
   })
 
+  it("the ticks archive the wallet's finished records too; statuses and a reused tracking id answer as before", async () => {
+    const node = await startRuntime(dir)
+    try {
+      expect((await wallet(node.runtime, (w) => w.onboardUser({ name: "alice" })))._tag).toBe("Right")
+      const bob = await wallet(node.runtime, (w) => w.onboardUser({ name: "bob" }))
+      expect(bob._tag).toBe("Right")
+      const receiver = bob._tag === "Right" ? bob.right.party_id : ""
+      expect((await wallet(node.runtime, (w) => w.tap("alice", { amount: "100.0" })))._tag).toBe("Right")
+      const offer = (trackingId: string) => ({ receiver_party_id: receiver, amount: "1.0", description: "", expires_at: SIMULATION_EPOCH + 3_600_000_000, tracking_id: trackingId })
+      const created = []
+      for (let i = 0; i < 8; i++) created.push(await wallet(node.runtime, (w) => w.createTransferOffer("alice", offer(`t${i}`))))
+      expect(created.every((c) => c._tag === "Right")).toBe(true)
+      const statuses = () => Promise.all([0, 1, 7].map((i) => wallet(node.runtime, (w) => w.getTransferOfferStatus("alice", `t${i}`))))
+      const before = await statuses()
+      // eight finished tracking ids: with two kept as objects and segments of two, the ticks archive at least four
+      const trackingArchived = () =>
+        Effect.runPromise(node.runtime.read((engine) => Effect.sync(() => engine.network.attachedHistory.reduce((sum, log) => sum + log.archivedLength, 0))))
+      await waitFor(async () => (await trackingArchived()) >= 4)
+      expect(await statuses()).toEqual(before)
+      const reused = await wallet(node.runtime, (w) => w.createTransferOffer("alice", offer("t0")))
+      const first = created[0]!
+      expect(reused._tag === "Left" && reused.left).toMatchObject({ _tag: "TrackingIdAlreadyUsed", contractId: first._tag === "Right" ? first.right.offer_contract_id : "?" })
+      expect(fs.fstatSync(spillFilesOpenIn(dir)[0]!).size).toBeGreaterThan(0)
+    } finally {
+      await node.close()
+    }
+  })
+
   it("a spill directory that cannot be written keeps the segments in memory; the node goes on", async () => {
     const node = await startRuntime(path.join(dir, "missing", "deeper"))
     try {
