@@ -160,7 +160,10 @@ export class WalletState {
   }
 }
 
-/** Points `index`'s entries for `ids` at `key` while `underWay`, else drops the ones pointing at it. */
+/**
+ * Points `index`'s entries for `ids` at `key` while `underWay`, else drops the ones pointing at it.
+ * Whether a lifecycle is under way is what its record book says as it files the record.
+ */
 const follow = (index: Map<string, string>, ids: ReadonlyArray<string | null>, key: string, underWay: boolean): void => {
   for (const id of ids) {
     if (id === null) continue
@@ -195,16 +198,13 @@ export const applyWalletEvent = (state: WalletState, event: WalletEvent): void =
       follow(state.trackingByCommand, [event.record.commandId], event.key, event.record.tracking.state === "inProgress")
       break
     case "OfferChanged":
-      state.offers.set(event.key, event.record)
-      follow(state.offerByContract, [event.record.offerContractId, event.record.acceptedContractId], event.key, !OFFER_FINAL.has(event.record.offer.state))
+      follow(state.offerByContract, [event.record.offerContractId, event.record.acceptedContractId], event.key, !state.offers.set(event.key, event.record))
       break
     case "InstructionChanged":
-      state.instructions.set(event.key, event.record)
-      follow(state.instructionByContract, [String(event.record.instruction.context["instructionId"])], event.key, !INSTRUCTION_FINAL.has(event.record.instruction.state))
+      follow(state.instructionByContract, [String(event.record.instruction.context["instructionId"])], event.key, !state.instructions.set(event.key, event.record))
       break
     case "BuyTrafficChanged":
-      state.buyTraffic.set(event.key, event.record)
-      follow(state.buyTrafficByContract, [event.record.requestContractId], event.key, !BUY_TRAFFIC_FINAL.has(event.record.request.state))
+      follow(state.buyTrafficByContract, [event.record.requestContractId], event.key, !state.buyTraffic.set(event.key, event.record))
       break
     case "MergeDelegationChanged":
       state.mergeDelegations.set(event.owner, event.record)

@@ -46,13 +46,15 @@ export class RecordBook<R> {
     return at === undefined ? undefined : this.finished.at(at)
   }
 
-  set(key: string, record: R): void {
+  /** Files `record` under `key`; whether its lifecycle is finished. */
+  set(key: string, record: R): boolean {
+    const finished = this.isFinished(record)
     if (!this.archives) {
       this.underWay.set(key, record)
-      return
+      return finished
     }
     const digest = sha256Key128(key)
-    if (this.isFinished(record)) {
+    if (finished) {
       this.underWay.delete(key)
       this.finished.push(record)
       this.finishedAt.set(digest, this.finished.length - 1)
@@ -61,6 +63,7 @@ export class RecordBook<R> {
       this.underWay.set(key, record)
     }
     invariant(!(this.underWay.has(key) && this.finishedAt.has(digest)), "a record is either under way or finished")
+    return finished
   }
 
   /** The records under way, in the order their keys were first set. */
