@@ -28,18 +28,20 @@ const scratch = new Uint8Array(16)
  */
 export const updateIdKey = (updateId: string): string => {
   if (updateId.length !== UPDATE_ID_LENGTH || !updateId.startsWith(PREFIX)) return `\u0100${updateId}`
-  for (let i = PREFIX.length; i < UPDATE_ID_LENGTH; i++) if (hexValue(updateId.charCodeAt(i)) < 0) return `\u0100${updateId}`
   const k = scratch
-  for (let n = 0; n < 16; n++) k[n] = hexValue(updateId.charCodeAt(4 + 2 * n)) * 16 + hexValue(updateId.charCodeAt(5 + 2 * n))
+  // the first 32 digits make the key; the rest only need to be digits
+  for (let n = 0; n < 16; n++) {
+    const high = hexValue(updateId.charCodeAt(PREFIX.length + 2 * n))
+    const low = hexValue(updateId.charCodeAt(PREFIX.length + 2 * n + 1))
+    if (high < 0 || low < 0) return `\u0100${updateId}`
+    k[n] = high * 16 + low
+  }
+  for (let i = PREFIX.length + 32; i < UPDATE_ID_LENGTH; i++) if (hexValue(updateId.charCodeAt(i)) < 0) return `\u0100${updateId}`
   return String.fromCharCode(k[0]!, k[1]!, k[2]!, k[3]!, k[4]!, k[5]!, k[6]!, k[7]!, k[8]!, k[9]!, k[10]!, k[11]!, k[12]!, k[13]!, k[14]!, k[15]!)
 }
 
 export class UpdateIdIndex<V> {
   private readonly byKey = new Map<string, V>()
-
-  get size(): number {
-    return this.byKey.size
-  }
 
   get(updateId: string): V | undefined {
     return this.byKey.get(updateIdKey(updateId))
@@ -51,9 +53,5 @@ export class UpdateIdIndex<V> {
 
   set(updateId: string, value: V): void {
     this.byKey.set(updateIdKey(updateId), value)
-  }
-
-  delete(updateId: string): boolean {
-    return this.byKey.delete(updateIdKey(updateId))
   }
 }
