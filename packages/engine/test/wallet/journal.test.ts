@@ -1,25 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { micros } from "@sandnet/core"
-import { WalletEvent, WalletNode, decodeWalletConfig, defaultWalletConfig, makeWalletApi, replayWalletJournal, type WalletEvent as Event } from "../../src/index.ts"
-import { makeEconomy, op } from "./support.ts"
-
-/** Two wallets; the first's journal is collected; alice (on the first) tapped 100, bob on the second. */
-const journaledEconomy = Effect.gen(function* () {
-  const e = yield* makeEconomy()
-  const [w1, w2] = e.wallets
-  const journal: Array<Event> = []
-  w1!.node.journalSink = (event) => journal.push(event)
-  yield* op(e, w1!.onboardUser({ name: "alice" }))
-  const bob = yield* op(e, w2!.onboardUser({ name: "bob" }))
-  yield* op(e, w1!.tap("alice", { amount: "100" }))
-  return { e, w1: w1!, w2: w2!, journal, bob }
-})
+import { WalletEvent, WalletNode, decodeWalletConfig, defaultWalletConfig, makeWalletApi, replayWalletJournal } from "../../src/index.ts"
+import { journaledEconomy, makeEconomy, op } from "./support.ts"
 
 describe("the wallet journal", () => {
   it.effect("is JSON-safe and replays into the same state; a wallet restored from it answers the same", () =>
     Effect.gen(function* () {
-      const { e, w1, w2, journal, bob } = yield* journaledEconomy
+      const { e, w1, w2, journal, bob } = yield* journaledEconomy()
       const request = (trackingId: string) => ({ receiver_party_id: bob.party_id, amount: "2", description: "", expires_at: e.clock.now + micros.minutes(5), tracking_id: trackingId })
       const accepted = yield* op(e, w1!.createTransferOffer("alice", request("a")))
       yield* op(e, w1!.createTransferOffer("alice", request("b")))
@@ -45,7 +33,7 @@ describe("the wallet journal", () => {
 
   it.effect("finished lifecycles leave the indexes by command and by contract; their records and statuses stay; replay agrees", () =>
     Effect.gen(function* () {
-      const { e, w1, w2, journal, bob } = yield* journaledEconomy
+      const { e, w1, w2, journal, bob } = yield* journaledEconomy()
       const request = (trackingId: string, lifetime: number) => ({ receiver_party_id: bob.party_id, amount: "2", description: "", expires_at: e.clock.now + lifetime, tracking_id: trackingId })
       const done = yield* op(e, w1!.createTransferOffer("alice", request("done", micros.hours(1))))
       const open = yield* op(e, w1!.createTransferOffer("alice", request("open", micros.hours(1))))

@@ -6,10 +6,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, FastCheck as fc } from "effect"
 import { micros } from "@sandnet/core"
-import { archiveDueHistory, historyLogsOf, replayWalletJournal, type WalletEvent } from "../../src/index.ts"
+import { archiveDueHistory, historyLogsOf, replayWalletJournal } from "../../src/index.ts"
 import { NEVER_ARCHIVE } from "../../src/history/archived-log.ts"
 import { RecordBook } from "../../src/wallet/record-book.ts"
-import { makeEconomy, op } from "./support.ts"
+import { journaledEconomy, op } from "./support.ts"
 
 interface Item {
   readonly state: "open" | "done"
@@ -63,25 +63,19 @@ describe("finished wallet records, archived", () => {
 
   it.effect("answer statuses and tracking-id reuse as before, and replay agrees", () =>
     Effect.gen(function* () {
-      const e = yield* makeEconomy({}, () => ({}), { keeping })
-      const [w1, w2] = e.wallets
-      const journal: Array<WalletEvent> = []
-      w1!.node.journalSink = (event) => void journal.push(event)
-      const alice = yield* op(e, w1!.onboardUser({ name: "alice" }))
-      const bob = yield* op(e, w2!.onboardUser({ name: "bob" }))
-      yield* op(e, w1!.tap("alice", { amount: "100" }))
+      const { e, w1, w2, journal, alice, bob } = yield* journaledEconomy({ keeping })
       const request = (trackingId: string) => ({ receiver_party_id: bob.party_id, amount: "2", description: "", expires_at: e.clock.now + micros.hours(1), tracking_id: trackingId })
-      const done = yield* op(e, w1!.createTransferOffer("alice", request("done")))
-      const rejected = yield* op(e, w1!.createTransferOffer("alice", request("rejected")))
-      const open = yield* op(e, w1!.createTransferOffer("alice", request("open")))
-      yield* op(e, w2!.acceptTransferOffer("bob", done.offer_contract_id))
-      yield* op(e, w2!.rejectTransferOffer("bob", rejected.offer_contract_id))
+      const done = yield* op(e, w1.createTransferOffer("alice", request("done")))
+      const rejected = yield* op(e, w1.createTransferOffer("alice", request("rejected")))
+      const open = yield* op(e, w1.createTransferOffer("alice", request("open")))
+      yield* op(e, w2.acceptTransferOffer("bob", done.offer_contract_id))
+      yield* op(e, w2.rejectTransferOffer("bob", rejected.offer_contract_id))
       yield* e.advance(micros.minutes(1))
       const statuses = (w: typeof w1) => Effect.all(["done", "rejected", "open"].map((t) => op(e, w!.getTransferOfferStatus("alice", t))))
       const before = yield* statuses(w1)
       expect(before.map((s) => s.status)).toEqual(["completed", "failed", "created"])
 
-      const state = w1!.node.state
+      const state = w1.node.state
       expect(archiveDueHistory(e.network, () => true)).toBeGreaterThan(0)
       // the finished offers and the three tracking ids are archived: nothing of them is held as an object
       expect(state.offers.finished.length).toBe(2)
@@ -90,12 +84,12 @@ describe("finished wallet records, archived", () => {
       expect(historyLogsOf(e.network)).toContain(state.offers.finished)
       expect(yield* statuses(w1)).toEqual(before)
       // a tracking id used once is refused again with the contract it created
-      const reused = yield* Effect.either(op(e, w1!.createTransferOffer("alice", request("done"))))
+      const reused = yield* Effect.either(op(e, w1.createTransferOffer("alice", request("done"))))
       expect(Either.isLeft(reused) && reused.left).toMatchObject({ _tag: "TrackingIdAlreadyUsed", trackingId: "done", contractId: done.offer_contract_id })
       // the open offer still moves on
-      yield* op(e, w2!.acceptTransferOffer("bob", open.offer_contract_id))
+      yield* op(e, w2.acceptTransferOffer("bob", open.offer_contract_id))
       yield* e.advance(micros.minutes(1))
-      expect((yield* op(e, w1!.getTransferOfferStatus("alice", "open"))).status).toBe("completed")
+      expect((yield* op(e, w1.getTransferOfferStatus("alice", "open"))).status).toBe("completed")
 
       const replayed = replayWalletJournal(journal, keeping.historyLimits)
       expect([...replayed.offers.records()]).toEqual([...state.offers.records()])

@@ -10,7 +10,8 @@ import {
   type NetworkKeeping,
   type DsoAutomation,
   type WalletApi,
-  type WalletConfigInput
+  type WalletConfigInput,
+  type WalletEvent
 } from "../../src/index.ts"
 import { makeHarness, type Harness } from "../support.ts"
 import { Either } from "effect"
@@ -46,6 +47,22 @@ export const makeEconomy = (
 
 /** Runs a wallet operation on the harness's clock. */
 export const op = <A, E>(e: Economy, effect: Effect.Effect<A, E>): Effect.Effect<A, E> => Effect.withClock(effect, e.clock)
+
+/**
+ * An economy where alice (on the first validator, `tap` coin tapped) and bob (on the second) are
+ * onboarded, the first wallet's journal events collected from the start.
+ */
+export const journaledEconomy = (options: { readonly tap?: string; readonly keeping?: NetworkKeeping } = {}) =>
+  Effect.gen(function* () {
+    const e = yield* makeEconomy({}, () => ({}), options.keeping === undefined ? {} : { keeping: options.keeping })
+    const [w1, w2] = e.wallets
+    const journal: Array<WalletEvent> = []
+    w1!.node.journalSink = (event) => void journal.push(event)
+    const alice = yield* op(e, w1!.onboardUser({ name: "alice" }))
+    const bob = yield* op(e, w2!.onboardUser({ name: "bob" }))
+    yield* op(e, w1!.tap("alice", { amount: options.tap ?? "100" }))
+    return { e, w1: w1!, w2: w2!, journal, alice, bob }
+  })
 
 /** A link that drops submissions to sequencers while `dropping()` says so (a partitioned validator). */
 export const switchableLink = (dropping: () => boolean): LinkModel => ({
