@@ -11,15 +11,17 @@ import { EventOrder, UpdateOrder, type HistoryKey } from "../../src/scan/history
 
 const key = fc.record({ migrationId: fc.nat({ max: 2 }), recordTime: fc.nat({ max: 6 }) })
 /** An update or a verdict of one of a few update ids, in arrival order. */
-const arrival = fc.record({ kind: fc.constantFrom("update", "verdict"), id: fc.constantFrom("a", "b", "c", "d", "e", "f"), key })
+const arrival = fc.record({ kind: fc.constantFrom("update", "verdict"), id: fc.constantFrom("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"), key })
 const after = fc.option(key, { nil: undefined })
+/** Chunk sizes: the smallest ones split and empty chunks on nearly every arrival. */
+const chunkSize = fc.constantFrom(2, 3, 5, 1024)
 
 describe("the scan's history order", () => {
   it("pages updates and events as sorting the whole history does", () => {
     fc.assert(
-      fc.property(fc.array(arrival, { maxLength: 30 }), after, fc.nat({ max: 8 }), (arrivals, from, limit) => {
-        const updates = new UpdateOrder()
-        const events = new EventOrder()
+      fc.property(fc.array(arrival, { maxLength: 60 }), after, fc.nat({ max: 12 }), chunkSize, (arrivals, from, limit, size) => {
+        const updates = new UpdateOrder(size)
+        const events = new EventOrder(size)
         const updateKeys: Array<HistoryKey> = []
         const updateKeyOf = new Map<string, HistoryKey>()
         const verdictKeyOf = new Map<string, HistoryKey>()
@@ -53,8 +55,9 @@ describe("the scan's history order", () => {
         expect(updates.positionsAfter(from, limit)).toEqual(expectedUpdates)
         expect(events.idsAfter(from, limit)).toEqual(expectedEvents)
         expect(events.length).toBe(keyed.size)
+        expect(updates.length).toBe(updateKeys.length)
       }),
-      { numRuns: 500 }
+      { numRuns: 1000 }
     )
   })
 })
