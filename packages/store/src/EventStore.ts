@@ -31,9 +31,10 @@ export interface PostgresOptions extends SqlStoreOptions {
 export interface EmbeddedOptions extends PgliteOptions, SqlStoreOptions {
   /**
    * How often the store asks PGlite for a CHECKPOINT when it committed since the last one (default
-   * 10 s). PGlite runs PostgreSQL single-user, without a checkpointer: left alone it checkpoints only
+   * 1 s). PGlite runs PostgreSQL single-user, without a checkpointer: left alone it checkpoints only
    * when the WAL reaches max_wal_size (1 GB) or at a clean close, so a start after kill -9 would redo
-   * every commit since the node started.
+   * every commit since the node started. Every second: a restart right after a burst of writes redoes
+   * at most a second of them, and W1's rate did not move (docs/storage.md, "Checkpoints").
    */
   readonly checkpointInterval?: Duration.DurationInput
 }
@@ -92,7 +93,7 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
     return Layer.mergeAll(
       store,
       Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database)),
-      pgliteCheckpoints(options.checkpointInterval ?? "10 seconds").pipe(Layer.provide(Layer.merge(store, database)))
+      pgliteCheckpoints(options.checkpointInterval ?? "1 second").pipe(Layer.provide(Layer.merge(store, database)))
     )
   }
 
