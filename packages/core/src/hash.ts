@@ -149,7 +149,30 @@ export interface RunningHash {
   readonly digest: () => string
 }
 
+/**
+ * Texts gathered before they are hashed together. SHA-256 over a stream does not depend on how it
+ * is cut, so the digest is the same; `node --cpu-prof` of the large scenario had two native
+ * `update` calls per text (about 2.2 million of each) at 3.5% of the run.
+ */
+const RUNNING_HASH_BUFFER = 64 * 1024
+
+/** Each text followed by a newline, hashed as one stream; `digest` may be read at any point. */
 export const runningHash = (): RunningHash => {
-  const hash = streamingSha256((text) => [text, "\n"])
-  return { update: hash.add, digest: hash.digest }
+  const hash = crypto.createHash("sha256")
+  let pending = ""
+  const flush = (): void => {
+    if (pending.length === 0) return
+    hash.update(pending)
+    pending = ""
+  }
+  return {
+    update: (text) => {
+      pending += text + "\n"
+      if (pending.length >= RUNNING_HASH_BUFFER) flush()
+    },
+    digest: () => {
+      flush()
+      return hash.copy().digest("hex")
+    }
+  }
 }
