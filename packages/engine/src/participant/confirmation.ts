@@ -66,7 +66,9 @@ export const onRequest = (node: ParticipantState & ViewChecker, deliver: Deliver
     const submission: SubmissionRequest = {
       _tag: "SubmissionRequest",
       sender: node.uid,
-      messageId: `${node.uid}:response:${key}`,
+      // unique per sender and synchronizer (each has its own sequencer), as the mediator's `verdict:<request>`;
+      // with the node's id and the synchronizer's it was about 150 characters, built by every confirming node
+      messageId: `response:${requestId}`,
       receipt: false,
       maxSequencingTime: requestId + synchronizer.parameters.confirmationResponseTimeout,
       envelopes: [
