@@ -7,19 +7,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import type { Micros, SynchronizerId } from "@sandnet/core"
-import { defaultSynchronizerParameters, SequencerLogic, type SubmissionRequest, type SynchronizerInfo } from "../src/index.ts"
+import type { Micros } from "@sandnet/core"
+import { SequencerLogic, type SubmissionRequest } from "../src/index.ts"
+import { bareSynchronizer } from "./support.ts"
 
 const SENDERS = ["p1", "p2", "p3"]
-const info: SynchronizerInfo = {
-  synchronizerId: "sync::1220aa" as SynchronizerId,
-  name: "sync",
-  migrationId: 0,
-  sequencer: "sequencer",
-  mediator: "mediator",
-  mediatorGroup: 0,
-  parameters: defaultSynchronizerParameters
-}
+const info = bareSynchronizer("sync")
 
 type Outcome = "sequenced" | "duplicate" | "expired"
 

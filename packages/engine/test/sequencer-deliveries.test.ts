@@ -9,19 +9,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import type { Micros, SynchronizerId } from "@sandnet/core"
-import { defaultSynchronizerParameters, SequencerLogic, type Deliver, type Envelope, type EnvelopeContent, type SubmissionRequest, type SynchronizerInfo } from "../src/index.ts"
+import type { Micros } from "@sandnet/core"
+import { SequencerLogic, type Deliver, type Envelope, type EnvelopeContent, type SubmissionRequest } from "../src/index.ts"
+import { bareSynchronizer } from "./support.ts"
 
 const MEMBERS = ["p1", "p2", "p3", "p4", "mediator", "sequencer"]
-const info: SynchronizerInfo = {
-  synchronizerId: "sync::1220bb" as SynchronizerId,
-  name: "sync",
-  migrationId: 0,
-  sequencer: "sequencer",
-  mediator: "mediator",
-  mediatorGroup: 0,
-  parameters: defaultSynchronizerParameters
-}
+const info = bareSynchronizer("sync")
 
 /** A content object per envelope (compared by identity, as the sequencer passes them on). */
 const content = (n: number): EnvelopeContent => ({ _tag: "ConfirmationResult", n }) as unknown as EnvelopeContent

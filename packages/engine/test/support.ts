@@ -1,6 +1,6 @@
 /** A small deterministic harness for engine tests: network + clock + driver + a built coin network. */
 import { Effect, Layer } from "effect"
-import { SIMULATION_EPOCH, type Micros, type PartyId } from "@sandnet/core"
+import { SIMULATION_EPOCH, type Micros, type PartyId, type SynchronizerId } from "@sandnet/core"
 import {
   CoinRules_DevNet_Tap,
   Commands,
@@ -11,6 +11,7 @@ import {
   TopologyState,
   buildCoinNetwork,
   defaultCoinNetworkConfig,
+  defaultSynchronizerParameters,
   dsoReference,
   makeDriver,
   submitGenesis,
@@ -19,8 +20,20 @@ import {
   type Driver,
   type LinkModel,
   type NetworkKeeping,
-  type ParticipantNode
+  type ParticipantNode,
+  type SynchronizerInfo
 } from "../src/index.ts"
+
+/** A synchronizer whose sequencer is "sequencer" and mediator "mediator", for a SequencerLogic alone. */
+export const bareSynchronizer = (name: string): SynchronizerInfo => ({
+  synchronizerId: `${name}::1220aa` as SynchronizerId,
+  name,
+  migrationId: 0,
+  sequencer: "sequencer",
+  mediator: "mediator",
+  mediatorGroup: 0,
+  parameters: defaultSynchronizerParameters
+})
 
 export interface Harness {
   readonly driver: Driver
