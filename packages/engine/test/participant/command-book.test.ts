@@ -42,6 +42,42 @@ describe("CommandBook", () => {
     )
   })
 
+  it("forgets as a map in decision order does, whichever way commands move between forgettings", () => {
+    // a step: a command submitted or decided, or the decided ones before a time forgotten; a run of
+    // the first kind first (the book starts keeping its order at its first forgetting)
+    const setStep = fc.record({ kind: fc.constant("set" as const), k: fc.integer({ min: 0, max: 5 }), submit: fc.boolean() })
+    const step = fc.oneof(setStep, fc.record({ kind: fc.constant("forget" as const), before: fc.integer({ min: 0, max: 80 }) }))
+    fc.assert(
+      fc.property(fc.array(setStep, { maxLength: 30 }), fc.array(step, { maxLength: 50 }), (first, then) => {
+        const steps = [...first, ...then]
+        const book = new CommandBook((completionAt) => completionAt)
+        const model = new Map<string, CommandEntry>()
+        /** Decided keys in decision order, a command decided again moved to the end (what the book forgot from before). */
+        const order = new Map<string, number>()
+        steps.forEach((s, at) => {
+          if (s.kind === "set") {
+            const k = `k${s.k}`
+            const entry = s.submit ? inFlight(`u${at}`) : decided(at)
+            book.set(k, entry)
+            model.set(k, entry)
+            order.delete(k)
+            if (!s.submit) order.set(k, at)
+          } else {
+            book.forgetDecided((entry) => entry.completedAt < s.before)
+            for (const [k, decidedAt] of order) {
+              if (decidedAt >= s.before) break
+              order.delete(k)
+              model.delete(k)
+            }
+          }
+          for (let k = 0; k <= 5; k++) expect(book.get(`k${k}`)).toEqual(model.get(`k${k}`))
+          expect(book.size).toBe(model.size)
+        })
+      }),
+      { numRuns: 500 }
+    )
+  })
+
   it("forgets decided commands in the order they were decided, never one in flight", () => {
     const book = new CommandBook((completionAt) => completionAt)
     book.set("a", decided(1))
