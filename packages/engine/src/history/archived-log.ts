@@ -74,6 +74,9 @@ export const SERVING_ARCHIVE_LIMITS: ArchivedLogLimits = { hotEntries: 256, segm
 /** Keeps everything as objects. */
 export const NEVER_ARCHIVE: ArchivedLogLimits = { hotEntries: Number.MAX_SAFE_INTEGER, segmentEntries: 1 }
 
+/** Whether logs with these limits keep everything as objects (a simulation's). */
+export const neverArchives = (limits: ArchivedLogLimits): boolean => limits.hotEntries === NEVER_ARCHIVE.hotEntries
+
 const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
 
 /** Inflated segments kept (each up to about 1 MB, outside the heap): a lookup beside a page in order inflates each once. */
@@ -163,7 +166,7 @@ export class ArchivedLog<T> implements Iterable<T> {
     // A log that never archives is its array (a simulation's): the array's own iterator, which
     // V8 runs without an object per step. The end-of-run checks of the large scenario walk a
     // million entries several times; the generator's steps were 0.25 GB of its allocations.
-    return this.limits.hotEntries === NEVER_ARCHIVE.hotEntries ? this.hot[Symbol.iterator]() : this.entries()
+    return neverArchives(this.limits) ? this.hot[Symbol.iterator]() : this.entries()
   }
 
   private *entries(): Generator<T> {

@@ -10,7 +10,7 @@
  * (a small integer): when it was decided is its completion record's `completedAt`, read back when
  * asked (`completedAtOf`). An object with its time boxed was another 60 bytes per transaction.
  */
-import { invariant, sha256Key128, type Micros } from "@sandnet/core"
+import { invariant, PairQueue, sha256Key128, type Micros } from "@sandnet/core"
 import type { CommandEntry, DecidedCommand, InFlightCommand } from "./model.ts"
 
 const digestOf = sha256Key128
@@ -24,17 +24,13 @@ export class CommandBook {
   /** Digest -> `packed`. */
   private readonly decided = new Map<string, number>()
   /**
-   * Every decision in the order it was made, from `head` on: digest and `packed`; kept from the
-   * first forgetting on (a participant forgets only past 200,000 commands, completions.ts), built
-   * then from the map's order. An entry whose digest now maps to another number (decided again
-   * later, or submitted again) is stale and skipped. Forgetting walked the map from its oldest entry
-   * instead, and V8 keeps deleted entries in a map's table until it is rebuilt: once the commands
-   * expired one by one, each completion walked every one forgotten since (the sequencer had the
-   * same pattern, 21.8% of the large scenario's run).
+   * Every decision in the order it was made: digest and `packed`; kept from the first forgetting on
+   * (a participant forgets only past 200,000 commands, completions.ts), built then from the map's
+   * order. An entry whose digest now maps to another number (decided again later, or submitted
+   * again) is stale and skipped. Walking the map from its oldest entry instead passed every command
+   * forgotten since, on each completion (PairQueue says why).
    */
-  private decidedOrder: Array<string> | undefined = undefined
-  private decidedPacked: Array<number> = []
-  private head = 0
+  private decidedOrder: PairQueue<string, number> | undefined = undefined
 
   /** `completedAtOf(completionAt)`: when the command whose completion record is at that index was decided. */
   constructor(private readonly completedAtOf: (completionAt: number) => Micros) {}
@@ -67,35 +63,26 @@ export class CommandBook {
       // delete first: a command decided again moves to the end of the map's order
       this.decided.delete(digest)
       this.decided.set(digest, value)
-      if (this.decidedOrder !== undefined) {
-        this.decidedOrder.push(digest)
-        this.decidedPacked.push(value)
-      }
+      this.decidedOrder?.push(digest, value)
     }
   }
 
   /** Forgets decided commands, the earliest decided first (a command decided again counts from then), until `forget` says no. */
   forgetDecided(forget: (entry: DecidedCommand) => boolean): void {
     if (this.decidedOrder === undefined) {
-      this.decidedOrder = [...this.decided.keys()]
-      this.decidedPacked = [...this.decided.values()]
+      this.decidedOrder = new PairQueue()
+      for (const [digest, value] of this.decided) this.decidedOrder.push(digest, value)
     }
     const order = this.decidedOrder
-    const values = this.decidedPacked
-    let head = this.head
-    for (; head < order.length; head++) {
-      const digest = order[head]!
-      const value = values[head]!
-      if (this.decided.get(digest) !== value) continue
-      if (!forget(this.unpacked(value))) break
-      this.decided.delete(digest)
+    while (order.length > 0) {
+      const digest = order.firstKey()!
+      const value = order.firstValue()!
+      if (this.decided.get(digest) === value) {
+        if (!forget(this.unpacked(value))) return
+        this.decided.delete(digest)
+      }
+      order.shift()
     }
-    if (head >= 1024 && head * 2 >= order.length) {
-      this.decidedOrder = order.slice(head)
-      this.decidedPacked = values.slice(head)
-      head = 0
-    }
-    this.head = head
   }
 
   private unpacked(entry: number): DecidedCommand {

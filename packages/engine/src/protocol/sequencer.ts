@@ -5,7 +5,7 @@
  * max sequencing time, or from a member without enough traffic, is not sequenced.
  */
 import { Effect } from "effect"
-import { invariant, type Micros, type TrafficSummary } from "@sandnet/core"
+import { invariant, PairQueue, type Micros, type TrafficSummary } from "@sandnet/core"
 import { Network, Outgoing, receiveOf, type Actor, type Address } from "../network/network.ts"
 import type { SynchronizerInfo } from "../topology.ts"
 import type { Deliver, DeliverError, EnvelopeContent, SubmissionRequest } from "./messages.ts"
@@ -36,15 +36,11 @@ export class SequencerLogic {
    */
   private readonly decided = new Set<string>()
   /**
-   * The decided ids in the order they were decided, with their max sequencing times, from `head`
-   * on: the oldest are forgotten from here. Iterating the set itself from its start to find them
-   * walked every entry deleted since its table was last rebuilt (V8 leaves them in place), up to
-   * the whole 60 s window on every submission: `node --cpu-prof` of the large scenario had
-   * `handle` at 21.8% of the run.
+   * The decided ids in the order they were decided, with their max sequencing times: the oldest
+   * are forgotten from here (walking the set itself from its start was 21.8% of the large
+   * scenario's run, PairQueue says why).
    */
-  private decidedOrder: Array<string> = []
-  private decidedUntil: Array<Micros> = []
-  private head = 0
+  private readonly decidedOrder = new PairQueue<string, Micros>()
 
   constructor(
     readonly synchronizer: SynchronizerInfo,
@@ -81,8 +77,7 @@ export class SequencerLogic {
     }
     this.forgetExpired(timestamp)
     this.decided.add(messageKey)
-    this.decidedOrder.push(messageKey)
-    this.decidedUntil.push(request.maxSequencingTime)
+    this.decidedOrder.push(messageKey, request.maxSequencingTime)
     const parameters = this.synchronizer.parameters.traffic
     const costs = request.envelopes.map((e) => envelopeCost(e.size, e.recipients.length, parameters))
     const total = costs.reduce((a, b) => a + b, 0)
@@ -119,9 +114,9 @@ export class SequencerLogic {
     // One envelope (almost every submission): every recipient gets the same contents, no grouping.
     if (only !== undefined && only.content._tag !== "SetExtraTrafficLimit" && distinct(only.recipients)) {
       const recipients = only.recipients.filter((r) => r !== this.synchronizer.sequencer)
-      if (request.receipt !== false && !recipients.includes(request.sender)) recipients.push(request.sender)
+      const receiptOnly = !recipients.includes(request.sender)
+      if (request.receipt !== false && receiptOnly) recipients.push(request.sender)
       const contents = [only.content]
-      const receiptOnly = !only.recipients.includes(request.sender)
       return this.deliveries(request, timestamp, costs, total, recipients, (recipient) => (recipient === request.sender && receiptOnly ? [] : contents))
     }
     const self = this.synchronizer.sequencer
@@ -185,16 +180,11 @@ export class SequencerLogic {
    */
   private forgetExpired(now: Micros): void {
     const order = this.decidedOrder
-    const until = this.decidedUntil
-    let head = this.head
-    while (head < order.length && until[head]! < now) this.decided.delete(order[head++]!)
-    if (head >= 1024 && head * 2 >= order.length) {
-      this.decidedOrder = order.slice(head)
-      this.decidedUntil = until.slice(head)
-      head = 0
+    while (order.length > 0 && order.firstValue()! < now) {
+      this.decided.delete(order.firstKey()!)
+      order.shift()
     }
-    this.head = head
-    invariant(this.decided.size === this.decidedOrder.length - this.head, "every decided id is in the order once")
+    invariant(this.decided.size === order.length, "every decided id is in the order once")
   }
 
   handleSetLimit(member: Address, limit: number, now: Micros): void {

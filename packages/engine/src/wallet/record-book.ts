@@ -14,7 +14,7 @@
  * objects under their keys, as records under way do: no digest, no log.
  */
 import { invariant, sha256Key128 } from "@sandnet/core"
-import { ArchivedLog, NEVER_ARCHIVE, type ArchivedLogLimits } from "../history/archived-log.ts"
+import { ArchivedLog, NEVER_ARCHIVE, neverArchives, type ArchivedLogLimits } from "../history/archived-log.ts"
 
 export class RecordBook<R> {
   /** Records under way (and finished ones, when they are not archived), in the order their keys were first set. */
@@ -31,7 +31,7 @@ export class RecordBook<R> {
     limits: ArchivedLogLimits = NEVER_ARCHIVE
   ) {
     this.finished = new ArchivedLog(limits)
-    this.archives = limits.hotEntries !== NEVER_ARCHIVE.hotEntries
+    this.archives = !neverArchives(limits)
   }
 
   /** Records held, under way or finished. */

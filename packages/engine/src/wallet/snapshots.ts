@@ -5,6 +5,7 @@
  * lifecycle the wallet itself persisted does not decode it again (restoring validates the whole
  * context).
  */
+import { PairQueue } from "@sandnet/core"
 import type { AnyStateMachine, SnapshotFrom } from "xstate"
 import { persist, restore } from "../machines/lifecycle.ts"
 import type { PersistedSnapshot } from "./journal.ts"
@@ -17,6 +18,8 @@ import type { PersistedSnapshot } from "./journal.ts"
  * soon (an offer accepted, then completed); a later one restores the snapshot again.
  */
 const live = new Map<PersistedSnapshot, unknown>()
+/** `live`'s keys in the order they came, the oldest forgotten first (PairQueue says why not the map's own order). */
+const liveOrder = new PairQueue<PersistedSnapshot, undefined>()
 const LIVE_KEPT = 1024
 
 /**
@@ -26,7 +29,13 @@ const LIVE_KEPT = 1024
  */
 const remember = (persisted: PersistedSnapshot, snapshot: { readonly status: string }): void => {
   if (snapshot.status !== "active") return
-  if (live.size >= LIVE_KEPT) live.delete(live.keys().next().value!)
+  if (!live.has(persisted)) {
+    while (live.size >= LIVE_KEPT) {
+      live.delete(liveOrder.firstKey()!)
+      liveOrder.shift()
+    }
+    liveOrder.push(persisted, undefined)
+  }
   live.set(persisted, snapshot)
 }
 
