@@ -10,6 +10,11 @@
  * Reads are rare (a snapshot, a reload after a reset): a read of a compressed write inflates its
  * segment, and the last segment inflated is kept, so reading a stream in order inflates each
  * segment about once.
+ *
+ * A segment is compressed in zlib's thread pool, not on the event loop: a megabyte took 4 to 5 ms,
+ * and every request waiting behind the write that sealed it waited that long (the load bench's
+ * reads p99; `node --cpu-prof` of `sandnet bench --only load`). Until its compression is done a
+ * segment keeps its bytes as they are and is read from them.
  */
 import * as zlib from "node:zlib"
 import { partitionPoint } from "@sandnet/core"
@@ -18,7 +23,10 @@ import { partitionPoint } from "@sandnet/core"
 export const SEGMENT_BYTES = 1 << 20
 
 interface Segment {
-  readonly compressed: Buffer
+  /** The segment's bytes while their compression runs; then undefined. */
+  plain: Buffer | undefined
+  /** The compressed bytes, once compressed. */
+  compressed: Buffer | undefined
   readonly size: number
 }
 
@@ -70,15 +78,28 @@ export class JournalBytes {
 
   private seal(): void {
     const bytes = Buffer.concat(this.pending, this.pendingSize())
-    this.segments.push({ compressed: zlib.brotliCompressSync(bytes, BROTLI), size: bytes.length })
+    const segment: Segment = { plain: bytes, compressed: undefined, size: bytes.length }
+    this.segments.push(segment)
     this.segmentStarts.push(this.pendingStarts[0]!)
     this.pending = []
     this.pendingStarts = []
+    // A segment whose compression fails keeps its bytes as they are (only memory is lost).
+    zlib.brotliCompress(bytes, BROTLI, (error, compressed) => {
+      if (error !== null) return
+      segment.compressed = compressed
+      segment.plain = undefined
+    })
+  }
+
+  /** Segments still being compressed (their bytes held as they are). */
+  get compressing(): number {
+    return this.segments.reduce((n, segment) => (segment.plain === undefined ? n : n + 1), 0)
   }
 
   private inflate(segment: Segment): Buffer {
+    if (segment.plain !== undefined) return segment.plain
     if (this.inflated?.segment === segment) return this.inflated.bytes
-    const bytes = zlib.brotliDecompressSync(segment.compressed)
+    const bytes = zlib.brotliDecompressSync(segment.compressed!)
     if (bytes.length !== segment.size) throw new Error(`a journal segment inflated to ${bytes.length} bytes, not ${segment.size}`)
     this.inflated = { segment, bytes }
     return bytes

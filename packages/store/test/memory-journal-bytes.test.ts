@@ -32,6 +32,18 @@ describe("memory store, compressed journal bytes", () => {
     )
   })
 
+  it("a segment reads back the same while it is compressed in the thread pool and after", async () => {
+    const journal = new JournalBytes()
+    const texts = Array.from({ length: 3 * 64 }, (_, i) => `{"n":${i},"pad":"${"é".repeat(10_000 + (i % 13) * 97)}"}`)
+    const handles = texts.map((text) => ({ start: journal.add(Buffer.from(text, "utf8")), length: Buffer.byteLength(text, "utf8") }))
+    const readAll = () => handles.map(({ start, length }) => journal.text(start, start + length))
+    expect(journal.compressing).toBeGreaterThanOrEqual(2)
+    expect(readAll()).toEqual(texts)
+    while (journal.compressing > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(readAll()).toEqual(texts)
+    expect([...handles].reverse().map(({ start, length }) => journal.text(start, start + length))).toEqual([...texts].reverse())
+  })
+
   it.effect("a store's entries read back after several megabytes were compressed, also on a rebuilt layer and after a reset", () =>
     Effect.gen(function*() {
       const backing = makeMemoryBacking()

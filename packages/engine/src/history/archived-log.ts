@@ -19,7 +19,11 @@
  *
  * Where the compressed segments live is the owner's choice (`SegmentKeeper`): in memory by
  * default; a node with a database spills them to a file (node runtime/history-spill.ts), so its
- * memory keeps only where each segment is.
+ * memory keeps only where each segment is. How they are compressed is its choice too
+ * (`SegmentCompressor`): here, at once; a serving node compresses in zlib's thread pool (node
+ * runtime/segment-compressor.ts), and a log's oldest segment is then archived when its compression
+ * is done. Until then its entries stay objects and read as before; one segment of a log is
+ * compressed at a time, and a `push` past the log's bound compresses a waiting one at once.
  *
  * A simulation keeps everything as objects (`NEVER_ARCHIVE`, the default): its invariant checks
  * and history hash read every log whole and look updates up across logs, and a run is short (with
@@ -42,7 +46,15 @@ export interface ArchivedLogLimits {
   readonly deferUpTo?: number
   /** Where compressed segments are kept (default: in memory, `keepSegmentsInMemory`). */
   readonly keeper?: SegmentKeeper
+  /** How segments are compressed (default: at once, on this thread, `compressAtOnce`). */
+  readonly compressor?: SegmentCompressor
 }
+
+/**
+ * Compresses a segment's bytes with Brotli at quality 1 (`SEGMENT_BROTLI`) and calls `done` with
+ * them, at once or later; a compression that fails must still call `done` (compressing at once).
+ */
+export type SegmentCompressor = (bytes: Buffer, done: (compressed: Buffer) => void) => void
 
 /**
  * Keeps the compressed segments of archived logs. `keep` is called in an archiving turn (a tick of
@@ -77,7 +89,10 @@ export const NEVER_ARCHIVE: ArchivedLogLimits = { hotEntries: Number.MAX_SAFE_IN
 /** Whether logs with these limits keep everything as objects (a simulation's). */
 export const neverArchives = (limits: ArchivedLogLimits): boolean => limits.hotEntries === NEVER_ARCHIVE.hotEntries
 
-const BROTLI = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
+/** Brotli at quality 1: about 10 times smaller than the JSON, a few milliseconds a segment. */
+export const SEGMENT_BROTLI: zlib.BrotliOptions = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
+
+export const compressAtOnce: SegmentCompressor = (bytes, done) => done(zlib.brotliCompressSync(bytes, SEGMENT_BROTLI))
 
 /** Inflated segments kept (each up to about 1 MB, outside the heap): a lookup beside a page in order inflates each once. */
 const INFLATED_KEPT = 2
@@ -89,6 +104,13 @@ interface Segment {
   readonly compressed: KeptSegment
   /** Where each entry's JSON starts in the inflated bytes, and where the last ends (entries + 1 numbers). */
   readonly starts: Uint32Array
+}
+
+/** The oldest hot entries, written as JSON, while their compression runs: `hot[0, entries)`. */
+interface Sealing {
+  readonly entries: number
+  readonly starts: Uint32Array
+  readonly bytes: Buffer
 }
 
 interface Inflated {
@@ -104,6 +126,8 @@ export class ArchivedLog<T> implements Iterable<T> {
   private recent: Array<Inflated> = []
   /** Archived entries read lately, by index (oldest first): the same old event looked up again is not parsed again. */
   private readonly parsed = new Map<number, T>()
+  /** The segment being compressed, if one is. */
+  private sealing: Sealing | undefined = undefined
 
   constructor(readonly limits: ArchivedLogLimits = NEVER_ARCHIVE) {
     invariant(limits.hotEntries >= 0 && limits.segmentEntries >= 1, "an archived log needs segments of at least one entry")
@@ -120,14 +144,24 @@ export class ArchivedLog<T> implements Iterable<T> {
 
   push(entry: T): void {
     this.hot.push(entry)
-    if (this.hot.length >= this.limits.hotEntries + Math.max(this.limits.deferUpTo ?? 0, this.limits.segmentEntries)) this.archiveOldest()
+    if (this.hot.length < this.limits.hotEntries + Math.max(this.limits.deferUpTo ?? 0, this.limits.segmentEntries)) return
+    if (this.sealing !== undefined) this.install(this.sealing, zlib.brotliCompressSync(this.sealing.bytes, SEGMENT_BROTLI))
+    else this.archiveOldest(compressAtOnce)
   }
 
-  /** Archives the oldest segment's worth of entries if more than the hot ones are held; whether it did. */
+  /**
+   * Archives the oldest segment's worth of entries if more than the hot ones are held and no
+   * segment of this log is being compressed; whether it began to.
+   */
   archiveDue(): boolean {
-    if (this.hot.length < this.limits.hotEntries + this.limits.segmentEntries) return false
-    this.archiveOldest()
+    if (this.sealing !== undefined || this.hot.length < this.limits.hotEntries + this.limits.segmentEntries) return false
+    this.archiveOldest(this.limits.compressor ?? compressAtOnce)
     return true
+  }
+
+  /** Whether a segment of this log is being compressed (its entries still objects). */
+  get compressing(): boolean {
+    return this.sealing !== undefined
   }
 
   at(index: number): T | undefined {
@@ -173,17 +207,29 @@ export class ArchivedLog<T> implements Iterable<T> {
     for (let i = 0; i < this.length; i++) yield this.at(i)!
   }
 
-  private archiveOldest(): void {
+  private archiveOldest(compress: SegmentCompressor): void {
+    invariant(this.sealing === undefined, "one segment of a log is compressed at a time")
     invariant(this.hot.length >= this.limits.segmentEntries, "a segment is archived whole")
     const size = this.limits.segmentEntries
     const texts = this.hot.slice(0, size).map((entry) => JSON.stringify(entry))
     const starts = new Uint32Array(size + 1)
     for (let i = 0; i < size; i++) starts[i + 1] = starts[i]! + Buffer.byteLength(texts[i]!, "utf8")
-    const bytes = Buffer.from(texts.join(""), "utf8")
+    const sealing: Sealing = { entries: size, starts, bytes: Buffer.from(texts.join(""), "utf8") }
+    this.sealing = sealing
+    // A compression finished after the log archived the segment itself (a push past its bound) is dropped.
+    compress(sealing.bytes, (compressed) => {
+      if (this.sealing === sealing) this.install(sealing, compressed)
+    })
+  }
+
+  /** The segment being compressed becomes archived: its entries leave the hot ones. */
+  private install(sealing: Sealing, compressed: Buffer): void {
+    invariant(this.sealing === sealing && this.hot.length >= sealing.entries, "the segment archived is the one being compressed")
     const keeper = this.limits.keeper ?? keepSegmentsInMemory
-    this.segments.push({ compressed: keeper.keep(zlib.brotliCompressSync(bytes, BROTLI)), starts })
-    this.hot = this.hot.slice(size)
-    this.archived += size
+    this.segments.push({ compressed: keeper.keep(compressed), starts: sealing.starts })
+    this.hot = this.hot.slice(sealing.entries)
+    this.archived += sealing.entries
+    this.sealing = undefined
   }
 
   private inflate(n: number): Inflated {

@@ -10,6 +10,7 @@ import { makeReadGate, type ReadGate } from "./read-now.ts"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { makeCatchUp, makeEngineTime } from "./clock.ts"
 import { SpilledSegments } from "./history-spill.ts"
+import { compressInThreadPool } from "./segment-compressor.ts"
 import { ENGINE_OPERATION_PRIORITY } from "./scheduler.ts"
 import type { EngineInstance, NodeRuntimeOptions } from "./service.ts"
 
@@ -71,7 +72,7 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
     const engineTime = makeEngineTime(options.clock ?? { _tag: "live" as const }, offset, initial?.clock)
     const spill = options.historySpillDir === undefined ? undefined : new SpilledSegments(options.historySpillDir)
     // A serving node lives long and reads its history rarely: older history is kept compressed.
-    const limits = options.historyLimits ?? SERVING_ARCHIVE_LIMITS
+    const limits = { compressor: compressInThreadPool, ...(options.historyLimits ?? SERVING_ARCHIVE_LIMITS) }
     const historyLimits = spill === undefined ? limits : { ...limits, keeper: spill }
     return {
       options,
