@@ -23,12 +23,14 @@
  * (`SegmentCompressor`): here, at once; a serving node compresses in zlib's thread pool (node
  * runtime/segment-compressor.ts), and a log's oldest segment is then archived when its compression
  * is done. Until then its entries stay objects and read as before; one segment of a log is
- * compressed at a time, and a `push` past the log's bound compresses a waiting one at once.
+ * compressed at a time, and a `push` past the log's bound compresses a waiting one at once. A
+ * serving node also writes a segment's JSON a few entries per turn (`archiveStep`), so that no
+ * turn of its event loop holds a whole segment's JSON (3 to 10 ms under load).
  *
  * A simulation keeps everything as objects (`NEVER_ARCHIVE`, the default): its invariant checks
  * and history hash read every log whole and look updates up across logs, and a run is short (with
  * the serving limits smoke took 15 s instead of 2 to 4). A serving node, which lives long and
- * reads its history rarely, archives (`SERVING_ARCHIVE_LIMITS`), in its ticks (`archiveDue`).
+ * reads its history rarely, archives (`SERVING_ARCHIVE_LIMITS`), step by step beside its ticks (`archiveStep`).
  */
 import * as zlib from "node:zlib"
 import { invariant } from "@sandnet/core"
@@ -40,7 +42,7 @@ export interface ArchivedLogLimits {
   readonly segmentEntries: number
   /**
    * When set, `push` leaves archiving to `archiveDue` until this many entries beyond `hotEntries`
-   * are held: a serving node archives in its ticks, off the path of the operation that pushed and
+   * are held: a serving node archives beside its ticks, off the path of the operation that pushed and
    * of a restart's replay, and past this bound `push` archives anyway.
    */
   readonly deferUpTo?: number
@@ -106,11 +108,15 @@ interface Segment {
   readonly starts: Uint32Array
 }
 
-/** The oldest hot entries, written as JSON, while their compression runs: `hot[0, entries)`. */
+/**
+ * The oldest segment's worth of hot entries on their way into a segment (`hot[0, entries)`): written
+ * as JSON a few at a time (`archiveStep`), then compressed.
+ */
 interface Sealing {
   readonly entries: number
-  readonly starts: Uint32Array
-  readonly bytes: Buffer
+  readonly texts: Array<string>
+  /** Once every entry is written: the bytes being compressed and where each entry starts in them. */
+  written: { readonly starts: Uint32Array; readonly bytes: Buffer } | undefined
 }
 
 interface Inflated {
@@ -145,23 +151,41 @@ export class ArchivedLog<T> implements Iterable<T> {
   push(entry: T): void {
     this.hot.push(entry)
     if (this.hot.length < this.limits.hotEntries + Math.max(this.limits.deferUpTo ?? 0, this.limits.segmentEntries)) return
-    if (this.sealing !== undefined) this.install(this.sealing, zlib.brotliCompressSync(this.sealing.bytes, SEGMENT_BROTLI))
-    else this.archiveOldest(compressAtOnce)
+    // Past the bound: the oldest segment is archived now, whatever its owner's turns had done of it.
+    const sealing = this.sealing ?? this.beginSealing()
+    this.install(sealing, zlib.brotliCompressSync((sealing.written ?? this.finishWriting(sealing)).bytes, SEGMENT_BROTLI))
   }
 
   /**
    * Archives the oldest segment's worth of entries if more than the hot ones are held and no
-   * segment of this log is being compressed; whether it began to.
+   * segment of this log is being compressed: writes them (what `archiveStep` has not written yet)
+   * and hands them to the compressor; whether it did.
    */
   archiveDue(): boolean {
-    if (this.sealing !== undefined || this.hot.length < this.limits.hotEntries + this.limits.segmentEntries) return false
-    this.archiveOldest(this.limits.compressor ?? compressAtOnce)
+    if (this.compressing || (this.sealing === undefined && !this.due())) return false
+    const sealing = this.sealing ?? this.beginSealing()
+    this.compress(sealing, this.finishWriting(sealing))
+    return true
+  }
+
+  /**
+   * A step of the same work for an owner that spreads it over many turns: writes at most
+   * `maxEntries` entries of the oldest segment due as JSON, and once all are written hands them to
+   * the compressor. Whether there was work (false while a segment is compressed or none is due).
+   */
+  archiveStep(maxEntries: number): boolean {
+    invariant(maxEntries >= 1, "an archiving step writes at least one entry")
+    if (this.compressing || (this.sealing === undefined && !this.due())) return false
+    const sealing = this.sealing ?? this.beginSealing()
+    const end = Math.min(sealing.entries, sealing.texts.length + maxEntries)
+    for (let i = sealing.texts.length; i < end; i++) sealing.texts.push(JSON.stringify(this.hot[i]))
+    if (sealing.texts.length === sealing.entries) this.compress(sealing, this.finishWriting(sealing))
     return true
   }
 
   /** Whether a segment of this log is being compressed (its entries still objects). */
   get compressing(): boolean {
-    return this.sealing !== undefined
+    return this.sealing?.written !== undefined
   }
 
   at(index: number): T | undefined {
@@ -207,26 +231,43 @@ export class ArchivedLog<T> implements Iterable<T> {
     for (let i = 0; i < this.length; i++) yield this.at(i)!
   }
 
-  private archiveOldest(compress: SegmentCompressor): void {
-    invariant(this.sealing === undefined, "one segment of a log is compressed at a time")
+  /** Whether more than the hot entries and a segment are held as objects. */
+  private due(): boolean {
+    return this.hot.length >= this.limits.hotEntries + this.limits.segmentEntries
+  }
+
+  private beginSealing(): Sealing {
+    invariant(this.sealing === undefined, "one segment of a log is archived at a time")
     invariant(this.hot.length >= this.limits.segmentEntries, "a segment is archived whole")
-    const size = this.limits.segmentEntries
-    const texts = this.hot.slice(0, size).map((entry) => JSON.stringify(entry))
-    const starts = new Uint32Array(size + 1)
-    for (let i = 0; i < size; i++) starts[i + 1] = starts[i]! + Buffer.byteLength(texts[i]!, "utf8")
-    const sealing: Sealing = { entries: size, starts, bytes: Buffer.from(texts.join(""), "utf8") }
-    this.sealing = sealing
+    this.sealing = { entries: this.limits.segmentEntries, texts: [], written: undefined }
+    return this.sealing
+  }
+
+  /** Writes the entries not written yet and joins them into the segment's bytes. */
+  private finishWriting(sealing: Sealing): NonNullable<Sealing["written"]> {
+    invariant(sealing.written === undefined, "a segment's entries are written once")
+    for (let i = sealing.texts.length; i < sealing.entries; i++) sealing.texts.push(JSON.stringify(this.hot[i]))
+    const starts = new Uint32Array(sealing.entries + 1)
+    for (let i = 0; i < sealing.entries; i++) starts[i + 1] = starts[i]! + Buffer.byteLength(sealing.texts[i]!, "utf8")
+    sealing.written = { starts, bytes: Buffer.from(sealing.texts.join(""), "utf8") }
+    sealing.texts.length = 0
+    return sealing.written
+  }
+
+  private compress(sealing: Sealing, written: NonNullable<Sealing["written"]>): void {
+    const compressor = this.limits.compressor ?? compressAtOnce
     // A compression finished after the log archived the segment itself (a push past its bound) is dropped.
-    compress(sealing.bytes, (compressed) => {
+    compressor(written.bytes, (compressed) => {
       if (this.sealing === sealing) this.install(sealing, compressed)
     })
   }
 
   /** The segment being compressed becomes archived: its entries leave the hot ones. */
   private install(sealing: Sealing, compressed: Buffer): void {
-    invariant(this.sealing === sealing && this.hot.length >= sealing.entries, "the segment archived is the one being compressed")
+    const written = sealing.written
+    invariant(this.sealing === sealing && written !== undefined && this.hot.length >= sealing.entries, "the segment archived is the one written and compressed")
     const keeper = this.limits.keeper ?? keepSegmentsInMemory
-    this.segments.push({ compressed: keeper.keep(compressed), starts: sealing.starts })
+    this.segments.push({ compressed: keeper.keep(compressed), starts: written.starts })
     this.hot = this.hot.slice(sealing.entries)
     this.archived += sealing.entries
     this.sealing = undefined

@@ -1,4 +1,4 @@
-/** A network's history logs, for a serving node to archive in its ticks (archived-log.ts). */
+/** A network's history logs, for a serving node to archive beside its ticks (archived-log.ts). */
 import type { CoinNetwork } from "../coin-network.ts"
 import type { ArchivedLog } from "./archived-log.ts"
 
@@ -19,4 +19,13 @@ export const archiveDueHistory = (network: CoinNetwork, more: (archivedSoFar: nu
     while (more(archived) && log.archiveDue()) archived++
   }
   return archived
+}
+
+/**
+ * One step of archiving, for an owner that spreads it over its turns: the first log with work writes
+ * at most `maxEntries` entries of its oldest segment due (`ArchivedLog.archiveStep`); whether one had work.
+ */
+export const archiveHistoryStep = (network: CoinNetwork, maxEntries: number): boolean => {
+  for (const log of historyLogsOf(network)) if (log.archiveStep(maxEntries)) return true
+  return false
 }

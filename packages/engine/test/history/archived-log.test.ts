@@ -23,7 +23,8 @@ const read = fc.oneof(
   fc.record({ at: fc.integer({ min: -2, max: 60 }) }),
   fc.record({ from: fc.integer({ min: 0, max: 60 }), to: fc.integer({ min: 0, max: 60 }) }),
   fc.constant({ archive: true as const }),
-  fc.constant({ compressed: true as const })
+  fc.constant({ compressed: true as const }),
+  fc.record({ step: fc.integer({ min: 1, max: 4 }) })
 )
 
 /** A compressor that finishes only when told (`finish`), as zlib's thread pool does later. */
@@ -52,7 +53,13 @@ describe("ArchivedLog", () => {
           for (const r of reads) {
             if ("at" in r) expect(asJson(log.at(r.at))).toEqual(model[r.at])
             else if ("from" in r) expect(asJson(log.slice(r.from, r.to))).toEqual(model.slice(r.from, r.to))
-            else if ("compressed" in r) {
+            else if ("step" in r) {
+              const due = !log.compressing && model.length - log.archivedLength >= limits.hotEntries + limits.segmentEntries
+              const archived = log.archivedLength
+              // a step finds work exactly when a segment is due and none is being compressed
+              expect(log.archiveStep(r.step)).toBe(due)
+              expect(log.archivedLength).toBeGreaterThanOrEqual(archived)
+            } else if ("compressed" in r) {
               const archived = log.archivedLength
               const compressing = log.compressing
               compression.finish()

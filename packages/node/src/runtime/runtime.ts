@@ -41,7 +41,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const counted = <A, E>(operation: Effect.Effect<A, E>): Effect.Effect<A, E> => Effect.ensuring(operation, Effect.sync(() => void clientOperations++))
     const lockedRun = makeRun(locked, ctx.catchUp)
     const run: NodeRuntimeService["run"] = (operation) => counted(lockedRun(operation))
-    const fibers = yield* startTicker(ctx, locked)
+    const fibers = yield* startTicker(ctx, locked, current)
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
     const stopping = yield* Ref.make(false)
     const beginShutdown = Effect.zipRight(Ref.set(stopping, true), Effect.sync(ctx.gate.stop))

@@ -13,6 +13,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
   Effect.gen(function* () {
     const { storage, captures, offset } = ctx
     yield* Fiber.interrupt(fibers.ticker)
+    yield* Fiber.interrupt(fibers.archiver)
     if (fibers.waker !== undefined) yield* Fiber.interrupt(fibers.waker)
     if (storage === undefined) return
     // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.

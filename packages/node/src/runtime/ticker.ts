@@ -2,35 +2,45 @@
  * The ticker: delivers what falls due (mediator deadlines, automations, rounds) every
  * `tickIntervalMillis` (50 by default). In a cluster a tick first takes in what the other
  * processes journaled and sent, and a waker ticks as soon as messages for this node are committed.
+ * Beside it, the archiver keeps the older history compressed, a few entries at a time.
  */
-import { Effect, type Fiber, Queue, Schedule, type Scope, Stream } from "effect"
-import { archiveDueHistory } from "@sandnet/engine"
+import { Effect, type Fiber, Queue, Ref, Schedule, type Scope, Stream } from "effect"
+import { archiveHistoryStep } from "@sandnet/engine"
 import type { ClusterMembership } from "../cluster/membership.ts"
 import type { RuntimeContext } from "./context.ts"
 import type { Locked } from "./lock.ts"
 import type { EngineInstance } from "./service.ts"
 
 /**
- * History segments a tick archives at most (engine history/archived-log.ts). A segment takes a few
- * milliseconds (its entries written as JSON, then compressed), and a tick holds the engine and the
- * event loop while it runs: with up to 4 ms of segments per tick, the reads waiting behind ticks raised
- * the load bench's reads p99 (three runs alternated: 10.2, 11.7 and 10.0 ms with 4 ms, 10.3, 8.4 and
- * 8.5 ms with one segment). Twenty ticks a second archive twenty segments, 2,560 entries: past that
- * a log's own bound archives as it grows (`deferUpTo`).
+ * Entries an archiving step writes as JSON (engine history/archived-log.ts): a fraction of a
+ * millisecond, so that the scheduler's slices (scheduler.ts) and the requests waiting on the event
+ * loop are not held up by a whole segment's JSON. The ticks archived a segment each, in 3 to 10 ms
+ * under load (`node --cpu-prof` of `sandnet bench --only load`: 59 runs of 5 ms or more in one
+ * run), and a tick holds the engine too; the compression itself runs in zlib's thread pool
+ * (segment-compressor.ts). The archiver does not take the engine's lock: it reads entries already
+ * pushed, which never change, and a segment leaves the hot entries only when its compression ends.
  */
-const SEGMENTS_PER_TICK = 1
+const ENTRIES_PER_ARCHIVE_STEP = 16
 
-/** Archives the history segments due, at most `SEGMENTS_PER_TICK`. */
-const archiveHistory = (engine: EngineInstance): void => {
-  archiveDueHistory(engine.network, (archived) => archived < SEGMENTS_PER_TICK)
+/** Archives history step by step while some is due, then waits a tick's interval. */
+const startArchiver = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>): Effect.Effect<Fiber.RuntimeFiber<never>, never, Scope.Scope> => {
+  const idle = Effect.sleep(`${ctx.options.tickIntervalMillis ?? 50} millis`)
+  const step = Effect.flatMap(Ref.get(current), (engine) => {
+    const worked = archiveHistoryStep(engine.network, ENTRIES_PER_ARCHIVE_STEP)
+    const failure = ctx.spill?.takeFailure()
+    const told = failure === undefined ? Effect.void : Effect.logWarning(`archived history is kept in memory from now on: its file in ${ctx.spill?.dir} could not be written`, failure)
+    return Effect.zipRight(told, worked ? Effect.yieldNow() : idle)
+  })
+  return Effect.forkScoped(Effect.forever(step))
 }
 
 export interface TickerFibers {
   readonly ticker: Fiber.RuntimeFiber<unknown>
   readonly waker: Fiber.RuntimeFiber<never> | undefined
+  readonly archiver: Fiber.RuntimeFiber<never>
 }
 
-export const startTicker = (ctx: RuntimeContext, locked: Locked): Effect.Effect<TickerFibers, never, Scope.Scope> =>
+export const startTicker = (ctx: RuntimeContext, locked: Locked, current: Ref.Ref<EngineInstance>): Effect.Effect<TickerFibers, never, Scope.Scope> =>
   Effect.gen(function* () {
     // A tick never stops the ticker: while the store is down (a commit failed and the engine
     // cannot be rebuilt from the store yet) it says so once and tries again on the next tick.
@@ -43,13 +53,7 @@ export const startTicker = (ctx: RuntimeContext, locked: Locked): Effect.Effect<
             engine.cluster.pull(engine.queue).pipe(Effect.catchAll((error) => Effect.logWarning("the cluster transport could not be read; retrying", error instanceof Error ? error.message : String(error)))),
             ctx.catchUp(engine)
           )
-    const archive = (engine: EngineInstance) =>
-      Effect.suspend(() => {
-        archiveHistory(engine)
-        const failure = ctx.spill?.takeFailure()
-        return failure === undefined ? Effect.void : Effect.logWarning(`archived history is kept in memory from now on: its file in ${ctx.spill?.dir} could not be written`, failure)
-      })
-    const ticker = locked((engine) => Effect.zipLeft(tick(engine), archive(engine))).pipe(
+    const ticker = locked(tick).pipe(
       Effect.tap(() => Effect.sync(() => void (tickFailing = false))),
       Effect.catchAllCause((cause) =>
         tickFailing ? Effect.void : Effect.zipRight(Effect.sync(() => void (tickFailing = true)), Effect.logWarning("the engine's tick failed; retrying", cause))
@@ -58,7 +62,8 @@ export const startTicker = (ctx: RuntimeContext, locked: Locked): Effect.Effect<
     const fiber = yield* Effect.forkScoped(Effect.repeat(ticker, Schedule.spaced(`${ctx.options.tickIntervalMillis ?? 50} millis`)))
     const membership = ctx.options.cluster
     const waker = membership === undefined ? undefined : yield* startWaker(membership, ticker)
-    return { ticker: fiber, waker }
+    const archiver = yield* startArchiver(ctx, current)
+    return { ticker: fiber, waker, archiver }
   })
 
 /**
