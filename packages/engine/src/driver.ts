@@ -83,6 +83,12 @@ export interface Driver {
   readonly runUntilIdle: (limit?: Micros) => Effect.Effect<number>
 }
 
+/**
+ * Deliveries taken at once between two yields of the driver's fiber: a few hundred microseconds of
+ * protocol work (a node's scheduler slices are 1 ms, node runtime/scheduler.ts).
+ */
+export const DELIVERIES_BETWEEN_YIELDS = 16
+
 export const makeDriver = (
   network: EventQueueNetwork,
   clock: ManualClock,
@@ -91,14 +97,21 @@ export const makeDriver = (
   const deliverDue = (until: Micros): Effect.Effect<number> =>
     Effect.suspend(() => {
       let count = 0
+      // Deliveries that actors take at once (ReceiveNow, as the simulation runner delivers them) run
+      // in this loop without an effect each; a delivery with work left as an effect continues the
+      // loop after it. Every DELIVERIES_BETWEEN_YIELDS the fiber yields, so that a node's scheduler
+      // can give the event loop its turns during a long catch-up as it did between effects.
       const step: Effect.Effect<number> = Effect.suspend(() => {
-        const next = network.next(until)
-        if (next === undefined) return Effect.succeed(count)
-        if (next.at > clock.now) clock.advanceTo(next.at)
-        count++
-        const actorClock = clockOf(next.to)
-        const delivery = network.deliver(next)
-        return Effect.flatMap(actorClock === clock ? delivery : Effect.withClock(delivery, actorClock), () => step)
+        for (let taken = 0; taken < DELIVERIES_BETWEEN_YIELDS; taken++) {
+          const next = network.next(until)
+          if (next === undefined) return Effect.succeed(count)
+          if (next.at > clock.now) clock.advanceTo(next.at)
+          count++
+          const actorClock = clockOf(next.to)
+          const rest = network.deliverNow(next, actorClock)
+          if (rest !== undefined) return Effect.flatMap(actorClock === clock ? rest : Effect.withClock(rest, actorClock), () => step)
+        }
+        return Effect.zipRight(Effect.yieldNow(), step)
       })
       // The whole loop runs on the driver's clock; only skewed actors get their own.
       return Effect.withClock(step, clock)
