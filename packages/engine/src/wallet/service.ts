@@ -81,6 +81,18 @@ export class Wallet extends Context.Tag("@sandnet/engine/Wallet")<Wallet, Wallet
 const now: Effect.Effect<Micros> = Effect.map(Clock.currentTimeNanos, micros.fromNanos)
 
 /**
+ * The outcome's answer when it is known now, without waiting: a reply that needed no command, or
+ * one whose command has completed already (what `awaitOutcome` would answer at once); else
+ * undefined. A node's command usually completes within its own operation (the node delivers what an
+ * operation set in motion before it ends), so its caller can skip arming a completion timeout.
+ */
+export const outcomeNow = <A>(node: WalletNode, result: Outcome<A>): Either.Either<A, WalletError> | undefined => {
+  if (result._tag === "Done") return Either.right(result.value)
+  const completion = node.participant.logic.completionOf(result.pending.commandId, result.pending.actAs)
+  return completion === undefined ? undefined : result.pending.finish(completion)
+}
+
+/**
  * Waits for a submitted command's outcome and turns it into the reply: `settle` first (deliver
  * what is due), then the completion if it is there, else wait for it (a driver must run alongside:
  * the node's ticker, or whoever advances time). A host that runs commands under a lock (the HTTP

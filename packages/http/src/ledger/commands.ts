@@ -316,8 +316,23 @@ const submit = (node: LedgerNode, submission: Submission, commandsField: string)
     })
   )
 
-/** Waits for the completion of a submitted command (normally already there), at most the setting's completion timeout. */
+/**
+ * Waits for the completion of a submitted command (normally already there: then no timeout is
+ * armed, whose race was most of this wait's cost), at most the setting's completion timeout.
+ */
 const completionOf = (participant: ParticipantNode, submission: Submission) =>
+  Effect.suspend(() => {
+    const known = participant.logic.completionOf(submission.commandId, submission.actAs)
+    return known !== undefined ? Effect.succeed(known) : awaitCompletionWithin(participant, submission)
+  }).pipe(
+    Effect.flatMap((completion: Completion) =>
+      completion._tag === "Succeeded"
+        ? Effect.succeed(completion)
+        : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
+    )
+  )
+
+const awaitCompletionWithin = (participant: ParticipantNode, submission: Submission) =>
   withinCompletionTimeout(
     participant.awaitCompletion(submission.commandId, submission.actAs),
     () =>
@@ -326,12 +341,6 @@ const completionOf = (participant: ParticipantNode, submission: Submission) =>
         category: "DeadlineExceededRequestStateUnknown",
         cause: `Timed out while awaiting the completion of command ${submission.commandId}`
       })
-  ).pipe(
-    Effect.flatMap((completion: Completion) =>
-      completion._tag === "Succeeded"
-        ? Effect.succeed(completion)
-        : Effect.fail(commandFailed(completion.code, completion.reason, completion.updateId === undefined ? {} : { updateId: completion.updateId }))
-    )
   )
 
 const submitAndWait = (node: LedgerNode, submission: Submission, commandsField: string) =>

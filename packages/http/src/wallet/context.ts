@@ -14,7 +14,7 @@
  * `validatorWalletUser`). A node whose runtime runs no wallets, or that has no runtime at all,
  * answers every wallet endpoint 501.
  */
-import { Admin, awaitOutcome, walletErrorStatus, type Network, type Outcome, type Topology, type WalletApi, type WalletError, type WalletNode } from "@sandnet/engine"
+import { Admin, awaitOutcome, outcomeNow, walletErrorStatus, type Network, type Outcome, type Topology, type WalletApi, type WalletError, type WalletNode } from "@sandnet/engine"
 import type { Micros } from "@sandnet/core"
 import { Effect, Either, Option } from "effect"
 import { AuthenticatedSubject, AuthenticatedUser } from "../auth.ts"
@@ -73,7 +73,11 @@ export const walletCommand = <A>(command: (view: WalletView) => Effect.Effect<Ou
         Effect.map((outcome) => ({ outcome, node: view.node }))
       )
     )
-    // the completion is awaited at most the completion timeout; then the outcome is not known yet
+    // answered at once when the command completed within its operation (the usual case: arming the
+    // timeout's race was about a tenth of the Effect operations of a W1 offer); else the completion
+    // is awaited at most the completion timeout, and then the outcome is not known yet
+    const known = outcomeNow(node, outcome)
+    if (known !== undefined) return yield* Either.mapLeft(known, (error) => toHandlerError(error))
     return yield* withinCompletionTimeout(
       Effect.mapError(awaitOutcome(node, Effect.void)(outcome), (error) => toHandlerError(error)),
       () =>
