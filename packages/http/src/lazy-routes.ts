@@ -40,7 +40,10 @@ type ContextOf<G> = G extends LazyGroup<infer R, infer S> ? R | S : never
 
 type App = Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
 
-/** The group's router, built once (at the first request; later ones wait for the same build). */
+/**
+ * The group's router as an app, built once (at the first request; later ones wait for the same
+ * build, and once it is there run it directly).
+ */
 const loader = <R>(group: LazyGroup<R, R>, context: Context.Context<R>, scope: Scope.Scope) =>
   Effect.gen(function* () {
     const built = yield* Deferred.make<App>()
@@ -53,12 +56,16 @@ const loader = <R>(group: LazyGroup<R, R>, context: Context.Context<R>, scope: S
       return Context.get(services, HttpLayerRouter.HttpRouter).asHttpEffect()
     }).pipe(Effect.mapInputContext((_: Context.Context<never>) => context))
     let started = false
+    // Once built, the group's router is taken as it is, without waiting on the Deferred each request.
+    let ready: App | undefined
     // The build runs in the group's scope, not in the request's fiber: a request that goes away
     // does not interrupt it.
-    return Effect.suspend(() => {
-      if (started) return Deferred.await(built)
+    return Effect.suspend((): App => {
+      if (ready !== undefined) return ready
+      const awaitBuilt = Effect.flatMap(Deferred.await(built), (app) => (ready = app))
+      if (started) return awaitBuilt
       started = true
-      return Effect.zipRight(Effect.forkIn(Effect.intoDeferred(build, built), scope), Deferred.await(built))
+      return Effect.zipRight(Effect.forkIn(Effect.intoDeferred(build, built), scope), awaitBuilt)
     })
   })
 
@@ -79,7 +86,7 @@ export const lazyRoutes = <const Groups extends ReadonlyArray<LazyGroup<unknown,
       for (const group of groups as ReadonlyArray<LazyGroup<ContextOf<Groups[number]>, ContextOf<Groups[number]>>>) {
         if (group.atStart !== undefined) yield* group.atStart
         const app = yield* loader(group, context, scope)
-        const handler = Effect.flatMap(app, (answer) => answer).pipe(
+        const handler = app.pipe(
           Effect.catchAll((error) => (HttpServerError.isServerError(error) && error._tag === "RouteNotFound" ? notFound : Effect.die(error)))
         )
         // the methods of the surfaces' not-found routes (every method a route is added for; HEAD finds GET)

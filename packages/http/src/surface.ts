@@ -33,7 +33,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Context, Effect, Either, FiberRef, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
@@ -324,9 +324,11 @@ export interface BindOptions {
 /**
  * Whether the request being handled is a read (a GET, or an endpoint bound with `read: true`):
  * its engine operations may then run as the runtime's reads, without the lock
- * (`NodeRuntimeService.read`; ledger-context.ts picks by it).
+ * (`NodeRuntimeService.read`; ledger-context.ts picks by it). A service of the handler's context,
+ * provided with its authentication in one step, not a fiber reference of its own (setting one
+ * around every handler copied the fiber's references twice).
  */
-export const ReadOnlyRequest: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+export class ReadOnlyRequest extends Context.Reference<ReadOnlyRequest>()("@sandnet/http/ReadOnlyRequest", { defaultValue: (): boolean => false }) {}
 
 type Request<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Request<E>
 type Success<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Success<E>
@@ -451,7 +453,7 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
     const request = yield* HttpServerRequest.HttpServerRequest
     const auth = yield* authenticate(mode, request)
     const input = yield* decodeRequest(surface, endpoint, queryArrays)
-    const answer = yield* Effect.locally(Effect.provide(handler(input as Request<E>), auth), ReadOnlyRequest, reads)
+    const answer = yield* Effect.provide(handler(input as Request<E>), Context.add(auth, ReadOnlyRequest, reads))
     return yield* respond(answer, options?.successHeaders?.(input) ?? {})
   })
 

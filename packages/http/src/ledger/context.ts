@@ -10,7 +10,7 @@
 import type { HttpApiEndpoint, HttpLayerRouter } from "@effect/platform"
 import { InvalidArgument, type InterpretationError } from "@sandnet/core"
 import { LedgerApi, Packages, type CommandRejected, type CoinNetwork, type External, type ParticipantNode, type PartyAlreadyExists } from "@sandnet/engine"
-import { Context, Duration, Effect, Either, FiberRef, Layer, Option } from "effect"
+import { Context, Duration, Effect, Either, Layer, Option } from "effect"
 import { AuthenticatedUser, requireReadAs, type Authenticator, type UserAccess } from "../auth.ts"
 import { InvalidRequest, LedgerApiError, PermissionDenied, type HandlerError } from "../errors.ts"
 import { NodeRuntime, type EngineInstance, type NodeRuntimeService } from "@sandnet/node"
@@ -131,7 +131,7 @@ export const checkLedgerParticipant = Effect.gen(function* () {
 /** The runtime whose `run` is a `read` (no lock) while the request is a read (`ReadOnlyRequest`). */
 const readsAsReads = (runtime: NodeRuntimeService): NodeRuntimeService => ({
   ...runtime,
-  run: (operation) => Effect.flatMap(FiberRef.get(ReadOnlyRequest), (read) => (read ? runtime.read(operation) : runtime.run(operation)))
+  run: (operation) => Effect.flatMap(ReadOnlyRequest, (read) => (read ? runtime.read(operation) : runtime.run(operation)))
 })
 
 /** Reads the engine as the last operation left it (a runtime read: no lock): the read's Left fails the effect. */
