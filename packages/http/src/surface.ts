@@ -369,17 +369,20 @@ const authenticate = (mode: AuthMode, request: HttpServerRequest.HttpServerReque
 export const routePath = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.Any): `/${string}` =>
   `${surface.mount}${(endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps).path}` as `/${string}`
 
+/** The services of a request that decoding and answering it read. */
+type RequestServices = HttpNodeConfig | Dialect | HttpServerRequest.HttpServerRequest | HttpLayerRouter.RouteContext | HttpServerRequest.ParsedSearchParams
+
 /**
  * The handler's input: the request's path parameters, query, headers and body, decoded with the
  * endpoint's schemas (names translated from the node's dialect).
  */
-const decodeRequest = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, queryArrays: ReadonlySet<string>) =>
+const decodeRequest = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps, queryArrays: ReadonlySet<string>, context: Context.Context<RequestServices>) =>
   Effect.gen(function* () {
-    const settings = yield* HttpNodeConfig
-    const names = yield* Dialect
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const route = yield* HttpLayerRouter.RouteContext
-    const query = yield* HttpServerRequest.ParsedSearchParams
+    const settings = Context.get(context, HttpNodeConfig)
+    const names = Context.get(context, Dialect)
+    const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+    const route = Context.get(context, HttpLayerRouter.RouteContext)
+    const query = Context.get(context, HttpServerRequest.ParsedSearchParams)
     const input: Record<string, unknown> = { request }
     if (endpoint.pathSchema._tag === "Some") {
       const schema = endpoint.pathSchema.value as Schema.Schema<unknown, unknown, never>
@@ -413,10 +416,9 @@ const makeResponder = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =
   const status = HttpApiSchema.getStatusSuccessAST(endpoint.successSchema.ast)
   const successEncoding = HttpApiSchema.getEncoding(endpoint.successSchema.ast)
   const isEmpty = HttpApiSchema.isVoid(endpoint.successSchema.ast)
-  return (answer: unknown, headers: Record<string, string>) =>
+  return (answer: unknown, headers: Record<string, string>, names: Context.Tag.Service<Dialect>) =>
     Effect.gen(function* () {
       if (isEmpty) return HttpServerResponse.empty({ status, headers })
-      const names = yield* Dialect
       const encoded = yield* Effect.orDie(encodeSuccess(answer))
       switch (successEncoding.kind) {
         case "Text":
@@ -450,11 +452,12 @@ export const handleEndpoint = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R>
   const queryArrays = endpoint.urlParamsSchema._tag === "Some" ? arrayParams(endpoint.urlParamsSchema.value) : new Set<string>()
 
   const program = Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const auth = yield* authenticate(mode, request)
-    const input = yield* decodeRequest(surface, endpoint, queryArrays)
+    // the request's services, read once (each `yield*` of a service is a step of its own)
+    const context = yield* Effect.context<RequestServices>()
+    const auth = yield* authenticate(mode, Context.get(context, HttpServerRequest.HttpServerRequest))
+    const input = yield* decodeRequest(surface, endpoint, queryArrays, context)
     const answer = yield* Effect.provide(handler(input as Request<E>), Context.add(auth, ReadOnlyRequest, reads))
-    return yield* respond(answer, options?.successHeaders?.(input) ?? {})
+    return yield* respond(answer, options?.successHeaders?.(input) ?? {}, Context.get(context, Dialect))
   })
 
   return program.pipe(
