@@ -33,10 +33,10 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Cause, Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { Cause, Clock, Context, Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import type { Scope } from "effect/Scope"
 import type { IncomingMessage } from "node:http"
-import { AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
+import { AuthConfig, AuthenticatedSubject, AuthenticatedUser, Authenticator, bearerToken, websocketToken } from "./auth.ts"
 import { Dialect, inbound, outbound } from "./dialect/index.ts"
 import { parseJsonText } from "./json-body.ts"
 import {
@@ -350,6 +350,16 @@ const authenticate = (mode: AuthMode, request: HttpServerRequest.HttpServerReque
               : "no token: send Authorization: Bearer <JWT>"
         })
       )
+    }
+    // A token verified before whose caller is known now (as the read routes ask, read-routes.ts)
+    // needs neither its claims decoded nor its user looked up through effects again; anything
+    // else (a new token, a refusal to explain) takes the full path below.
+    const known = authenticator.knownNow(token, yield* AuthConfig, yield* Clock.currentTimeMillis)
+    if (known !== undefined && (mode === "wallet" || known.access !== undefined)) {
+      const base = Context.make(AuthenticatedSubject, known.subject)
+      return (known.access === undefined ? base : Context.add(base, AuthenticatedUser, known.access)) as Context.Context<
+        AuthenticatedSubject | AuthenticatedUser
+      >
     }
     const subject = yield* authenticator.verify(token)
     if (mode === "wallet") {
