@@ -24,7 +24,7 @@ export const makeRead =
   <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>): Effect.Effect<A, E> =>
     Effect.gen(function* () {
       // The engine is ahead of the store until the next operation heals it.
-      if (ctx.storage !== undefined && (yield* ctx.storage.committer.failed)) return yield* run(operation)
+      if (ctx.storage?.committer.failedNow() === true) return yield* run(operation)
       const [exit, seen] = yield* ctx.readers.withPermits(1)(
         Effect.gen(function* () {
           const engine = yield* current
