@@ -86,6 +86,8 @@ export class ParticipantHandle implements ParticipantNode {
 
   readonly awaitCompletion: ParticipantNode["awaitCompletion"] = (commandId, actAs) => Effect.suspend(() => this.current.awaitCompletion(commandId, actAs))
 
+  readonly completionNow: ParticipantNode["completionNow"] = (commandId, actAs) => this.current.completionNow(commandId, actAs)
+
   /** Party allocation is a topology change, modelled as instant: it goes through even while the node is down. */
   readonly allocateParty: ParticipantNode["allocateParty"] = (hint) => Effect.suspend(() => this.current.allocateParty(hint))
 }

@@ -21,6 +21,8 @@ export interface ParticipantNode extends Actor {
   readonly reassign: (request: ReassignRequest) => Effect.Effect<{ readonly updateId: string }, CommandRejected | ContractNotActive>
   /** Waits for the completion of a submitted command (the driver must keep delivering messages). */
   readonly awaitCompletion: (commandId: string, actAs: ReadonlyArray<PartyId>) => Effect.Effect<Completion>
+  /** The completion of a submitted command if it has completed already, else undefined (what `awaitCompletion` answers at once). */
+  readonly completionNow: (commandId: string, actAs: ReadonlyArray<PartyId>) => Completion | undefined
   readonly allocateParty: (hint: string) => Effect.Effect<PartyId, PartyAlreadyExists>
 }
 
@@ -88,6 +90,7 @@ export const makeParticipant = (
           waiters.add(commandKeyOf(commandId, actAs), deferred)
           return Deferred.await(deferred)
         }),
+      completionNow: (commandId, actAs) => logic.completionOf(commandId, actAs),
       allocateParty: (hint) => Effect.flatMap(now, (t) => logic.allocateParty(hint, t))
     }
     if (recovered === undefined) yield* network.register(node)

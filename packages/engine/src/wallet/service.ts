@@ -88,7 +88,7 @@ const now: Effect.Effect<Micros> = Effect.map(Clock.currentTimeNanos, micros.fro
  */
 export const outcomeNow = <A>(node: WalletNode, result: Outcome<A>): Either.Either<A, WalletError> | undefined => {
   if (result._tag === "Done") return Either.right(result.value)
-  const completion = node.participant.logic.completionOf(result.pending.commandId, result.pending.actAs)
+  const completion = node.participant.completionNow(result.pending.commandId, result.pending.actAs)
   return completion === undefined ? undefined : result.pending.finish(completion)
 }
 

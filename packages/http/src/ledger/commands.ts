@@ -322,7 +322,7 @@ const submit = (node: LedgerNode, submission: Submission, commandsField: string)
  */
 const completionOf = (participant: ParticipantNode, submission: Submission) =>
   Effect.suspend(() => {
-    const known = participant.logic.completionOf(submission.commandId, submission.actAs)
+    const known = participant.completionNow(submission.commandId, submission.actAs)
     return known !== undefined ? Effect.succeed(known) : awaitCompletionWithin(participant, submission)
   }).pipe(
     Effect.flatMap((completion: Completion) =>
