@@ -113,9 +113,8 @@ export const makeDriver = (
         }
         return Effect.zipRight(Effect.yieldNow(), step)
       })
-      // The whole loop runs on the driver's clock (set here unless its caller runs on it already);
-      // only skewed actors get their own.
-      return Effect.clockWith((current) => (current === clock ? step : Effect.withClock(step, clock)))
+      // The whole loop runs on the driver's clock; only skewed actors get their own.
+      return Effect.withClock(step, clock)
     })
   return {
     clock,

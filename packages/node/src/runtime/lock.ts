@@ -40,16 +40,11 @@ export const makeRun =
   (locked: Locked, catchUp: (engine: EngineInstance) => Effect.Effect<void>) =>
   <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>): Effect.Effect<A, E> =>
     locked((engine) =>
-      // One provide around the catch-ups too: the driver then finds its clock set already and
-      // does not set it again around each catch-up (a fiber reference set, undone, and a copy of
-      // the fiber's references each time).
-      engine.provide(
-        Effect.gen(function* () {
-          yield* catchUp(engine)
-          const exit = yield* Effect.exit(operation(engine))
-          // Deliver what the operation set in motion, whether it succeeded or not.
-          yield* catchUp(engine)
-          return yield* exit
-        })
-      )
+      Effect.gen(function* () {
+        yield* catchUp(engine)
+        const exit = yield* Effect.exit(engine.provide(operation(engine)))
+        // Deliver what the operation set in motion, whether it succeeded or not.
+        yield* catchUp(engine)
+        return yield* exit
+      })
     )
