@@ -40,6 +40,8 @@ export const makeRun =
   (locked: Locked, catchUp: (engine: EngineInstance) => Effect.Effect<void>) =>
   <A, E>(operation: (engine: EngineInstance) => Effect.Effect<A, E, Network | Topology>): Effect.Effect<A, E> =>
     locked((engine) =>
+      // The catch-ups run outside the engine's provide: the engine's time reads the fiber's clock,
+      // which must be the process's, not the engine's own (test runtime-live-time).
       Effect.gen(function* () {
         yield* catchUp(engine)
         const exit = yield* Effect.exit(engine.provide(operation(engine)))

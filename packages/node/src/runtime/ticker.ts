@@ -31,7 +31,8 @@ const startArchiver = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>): E
     const told = failure === undefined ? Effect.void : Effect.logWarning(`archived history is kept in memory from now on: its file in ${ctx.spill?.dir} could not be written`, failure)
     return Effect.zipRight(told, worked ? Effect.yieldNow() : idle)
   })
-  return Effect.forkScoped(Effect.forever(step))
+  // A defect in archiving (a broken invariant) is said loudly; the logs' own bound keeps them archiving as they grow.
+  return Effect.forkScoped(Effect.forever(step).pipe(Effect.tapDefect((defect) => Effect.logError("history archiving stopped", defect))))
 }
 
 export interface TickerFibers {
