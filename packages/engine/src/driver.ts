@@ -87,7 +87,7 @@ export interface Driver {
  * Deliveries taken at once between two yields of the driver's fiber: a few hundred microseconds of
  * protocol work (a node's scheduler slices are 1 ms, node runtime/scheduler.ts).
  */
-export const DELIVERIES_BETWEEN_YIELDS = 16
+const DELIVERIES_BETWEEN_YIELDS = 16
 
 export const makeDriver = (
   network: EventQueueNetwork,

@@ -162,10 +162,7 @@ export class ArchivedLog<T> implements Iterable<T> {
    * and hands them to the compressor; whether it did.
    */
   archiveDue(): boolean {
-    if (this.compressing || (this.sealing === undefined && !this.due())) return false
-    const sealing = this.sealing ?? this.beginSealing()
-    this.compress(sealing, this.finishWriting(sealing))
-    return true
+    return this.archiveStep(this.limits.segmentEntries)
   }
 
   /**

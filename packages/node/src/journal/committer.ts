@@ -18,10 +18,8 @@ export interface JournalCommitter {
   readonly enqueue: (batch: WriteBatch | undefined) => Deferred.Deferred<void, JournalCommitFailed>
   /** Completes when everything enqueued so far is committed (or failed). */
   readonly barrier: Effect.Effect<void>
-  /** Whether a commit failed since the last `healed` (the engine is then ahead of the store). */
-  readonly failed: Effect.Effect<boolean>
   readonly healed: Effect.Effect<void>
-  /** `failed`, as a plain call (read-now.ts). */
+  /** Whether a commit failed since the last `healed` (the engine is then ahead of the store): asked before every operation and read. */
   readonly failedNow: () => boolean
   /**
    * Calls `settled` once the batch of `done` is committed (true) or failed (false), at once when it
@@ -185,7 +183,6 @@ export const makeJournalCommitter = (store: EventStoreService): Effect.Effect<Jo
     return {
       enqueue,
       barrier: Effect.suspend(() => Effect.ignore(Deferred.await(enqueue(undefined)))),
-      failed: Effect.sync(() => state.failedSince),
       healed: Effect.sync(() => {
         state.failedSince = false
         state.failure = ""

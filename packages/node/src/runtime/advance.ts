@@ -127,7 +127,7 @@ const makeRollback = (deps: AdvanceDeps) => {
             if (engine.cluster !== undefined) return undefined
             yield* awaitCommit(yield* commits.commitPoint(engine))
             yield* storage.committer.barrier
-            if (yield* storage.committer.failed) return undefined
+            if (storage.committer.failedNow()) return undefined
             // Journals are only appended to: the entries are read back at a rollback; the rows
             // (a few: sequencer states, the clock) are kept now. Index rows are rebuilt by the replay.
             const rows = yield* Effect.orDie(snapshotRows(storage.store))
