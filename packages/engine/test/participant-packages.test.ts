@@ -47,7 +47,7 @@ describe("packages, vetting and external keys as participant state", () => {
       expect(serial).toBe(3)
       for (const node of h.network.participants) {
         const logic = node.logic
-        expect(logic.journal.filter((e) => e._tag === "PackagesUploaded" || e._tag === "PackagesVetted" || e._tag === "PartyHosted").map((e) => e._tag)).toEqual([
+        expect(logic.journal.events().filter((e) => e._tag === "PackagesUploaded" || e._tag === "PackagesVetted" || e._tag === "PartyHosted").map((e) => e._tag)).toEqual([
           "PackagesUploaded",
           "PackagesVetted",
           "PackagesUploaded",

@@ -55,7 +55,7 @@ describe("a command resubmitted after a failure, on a node that restarts", () =>
       yield* h.driver.runUntilIdle()
 
       expect(logic.completionOf("tap", [alice])).toMatchObject({ _tag: "Succeeded", updateId })
-      const completions = logic.journal.filter((e): e is Extract<ParticipantEvent, { _tag: "CommandCompleted" }> => e._tag === "CommandCompleted")
+      const completions = logic.journal.events().filter((e): e is Extract<ParticipantEvent, { _tag: "CommandCompleted" }> => e._tag === "CommandCompleted")
       expect(completions.map((e) => e.completion._tag)).toEqual(["Failed", "Succeeded"])
     })
   )

@@ -73,7 +73,7 @@ workload:
     expect(violationsOf(result)).toEqual([])
     const stop = result.start + result.workloadDuration
     const casts = result.network.superValidators.flatMap((sv) =>
-      sv.participant.logic.journal.flatMap((e) => (e._tag === "CommandSubmitted" && e.commandId.startsWith("vote-cast-") ? [e.at] : []))
+      sv.participant.logic.journal.events().flatMap((e) => (e._tag === "CommandSubmitted" && e.commandId.startsWith("vote-cast-") ? [e.at] : []))
     )
     expect(casts.length).toBeGreaterThan(0)
     expect(casts.filter((at) => at >= stop)).toEqual([])

@@ -121,10 +121,22 @@ interface DsoTick extends Message {
   readonly tick: number
 }
 
-interface DustCandidate {
-  readonly contractId: ContractId
-  readonly locked: boolean
+/**
+ * A locked holding the DSO sees: its amount and when its lock expires. An unlocked one is held as
+ * its payload's amount itself (every super validator's automation notes every coin: an object
+ * each was 30 bytes per coin per SV).
+ */
+class LockedHolding {
+  constructor(
+    readonly amount: ExpiringAmount,
+    /** Undefined when the lock's expiry does not parse: then it counts as expired. */
+    readonly lockExpiresAt: Micros | undefined
+  ) {}
 }
+
+type Holding = ExpiringAmount | LockedHolding
+
+const amountOfHolding = (holding: Holding): ExpiringAmount => (holding instanceof LockedHolding ? holding.amount : holding)
 
 interface CommandPlan {
   readonly commandId: string
@@ -176,9 +188,10 @@ export class DsoAutomation implements Actor {
   private get view(): DsoView {
     return new DsoView(this.network.dso, this.sv.participant.logic)
   }
-  private dust = new MinHeap<DustCandidate>()
+  /** Holdings that may become dust, by the round in which they do (archived ones are skipped when they pop). */
+  private dust = new MinHeap<ContractId>()
   /** Holdings the DSO sees active, with their expiring amounts (for dust checks). */
-  private readonly holdings = new Map<ContractId, { readonly amount: ExpiringAmount; readonly lockExpiresAt: Micros | undefined }>()
+  private readonly holdings = new Map<ContractId, Holding>()
   private readonly purchased = new Map<string, number>()
   /** Plans in flight by command id, for the stats on completion. */
   private readonly inFlight = new Map<string, ReadonlyArray<CommandPlan>>()
@@ -224,11 +237,12 @@ export class DsoAutomation implements Actor {
 
   private noteHolding(contractId: ContractId, templateId: string, args: unknown): void {
     if (!this.config.expireDust) return
-    const locked = templateId === this.lockedTemplate
-    const amount = locked ? (args as LockedCoinPayload).coin.amount : (args as CoinPayload).amount
-    const lockExpiresAt = locked ? parseIso((args as LockedCoinPayload).lock.expiresAt) : undefined
-    this.holdings.set(contractId, { amount, lockExpiresAt })
-    this.dust.push(dustFromRound(amount), { contractId, locked })
+    const holding: Holding =
+      templateId === this.lockedTemplate
+        ? new LockedHolding((args as LockedCoinPayload).coin.amount, parseIso((args as LockedCoinPayload).lock.expiresAt))
+        : (args as CoinPayload).amount
+    this.holdings.set(contractId, holding)
+    this.dust.push(dustFromRound(amountOfHolding(holding)), contractId)
   }
 
   private onCommitted(entry: CommittedUpdate, now: Micros): ReadonlyArray<Outgoing> {
@@ -505,7 +519,7 @@ export class DsoAutomation implements Actor {
     const plans: Array<CommandPlan> = []
     let batch: Array<Command> = []
     let burned = 0n
-    const later: Array<{ key: number; value: DustCandidate }> = []
+    const later: Array<{ key: number; value: ContractId }> = []
     const acs = this.sv.participant.logic.acs
     const flush = () => {
       if (batch.length === 0) return
@@ -516,22 +530,23 @@ export class DsoAutomation implements Actor {
     for (;;) {
       const candidate = this.dust.popDue(round)
       if (candidate === undefined) break
-      const holding = this.holdings.get(candidate.contractId)
+      const holding = this.holdings.get(candidate)
       if (holding === undefined) continue
-      invariant(dustFromRound(holding.amount) <= round, "a dust candidate pops only once it is dust")
-      if (acs.lockedBy(candidate.contractId) !== undefined) {
+      const amount = amountOfHolding(holding)
+      invariant(dustFromRound(amount) <= round, "a dust candidate pops only once it is dust")
+      if (acs.lockedBy(candidate) !== undefined) {
         later.push({ key: round + 1, value: candidate })
         continue
       }
-      if (candidate.locked) {
+      if (holding instanceof LockedHolding) {
         const expiresAt = holding.lockExpiresAt ?? 0
         if (expiresAt > now) {
           later.push({ key: round + 1 + Math.ceil((expiresAt - now) / this.network.config.tickDuration), value: candidate })
           continue
         }
-        batch.push(Commands.exercise(LockedCoin_ExpireCoin, candidate.contractId, { roundCid }))
-      } else batch.push(Commands.exercise(Coin_Expire, candidate.contractId, { roundCid }))
-      burned += amountOf(holding.amount.initialAmount)
+        batch.push(Commands.exercise(LockedCoin_ExpireCoin, candidate, { roundCid }))
+      } else batch.push(Commands.exercise(Coin_Expire, candidate, { roundCid }))
+      burned += amountOf(amount.initialAmount)
       // Once submitted it is no longer a candidate; if the expiry fails it comes back next tick.
       later.push({ key: round + 1, value: candidate })
       if (batch.length >= this.config.batchSize) flush()
@@ -544,8 +559,8 @@ export class DsoAutomation implements Actor {
   }
 
   private rebuildDustHeap(): void {
-    const fresh = new MinHeap<DustCandidate>()
-    for (const [contractId, holding] of this.holdings) fresh.push(dustFromRound(holding.amount), { contractId, locked: holding.lockExpiresAt !== undefined })
+    const fresh = new MinHeap<ContractId>()
+    for (const [contractId, holding] of this.holdings) fresh.push(dustFromRound(amountOfHolding(holding)), contractId)
     this.dust = fresh
   }
 

@@ -35,10 +35,12 @@ export class ActiveContractSet {
   private readonly contracts = new Map<ContractId, ActiveContract>()
   /**
    * By template and stakeholder, the contracts themselves (not their ids): reads walk them without
-   * a lookup each. Sets, not maps by id: an entry is two words instead of three, and a contract is
-   * indexed under each stakeholder on every node that hosts one.
+   * a lookup each. A contract is indexed under each stakeholder on every node that hosts one (with
+   * twenty super validators, every coin under its owner on each of their nodes), so a party's one
+   * contract of a template is held as itself, a Set only from the second on (a Set of one was
+   * about 150 bytes: the large scenario kept 0.6 million of them).
    */
-  private readonly index = new Map<string, Map<PartyId, Set<ActiveContract>>>()
+  private readonly index = new Map<string, Map<PartyId, IndexEntry>>()
   private readonly locks = new Map<ContractId, number>()
   private readonly inFlight = new Map<ContractId, InFlightContract>()
   /** Told of every contract that becomes active (with it) or stops being active (undefined): the node's stored ACS index follows it. */
@@ -80,10 +82,18 @@ export class ActiveContractSet {
     this.onChange?.(id, contract)
   }
 
-  private indexUnder(byParty: Map<PartyId, Set<ActiveContract>>, party: PartyId, contract: ActiveContract): void {
-    let contracts = byParty.get(party)
-    if (contracts === undefined) byParty.set(party, (contracts = new Set()))
-    contracts.add(contract)
+  private indexUnder(byParty: Map<PartyId, IndexEntry>, party: PartyId, contract: ActiveContract): void {
+    const entry = byParty.get(party)
+    if (entry === undefined) byParty.set(party, contract)
+    else if (entry instanceof Set) entry.add(contract)
+    // the same party among signatories and observers indexes a contract once
+    else if (entry !== contract) byParty.set(party, new Set([entry, contract]))
+  }
+
+  private unindexUnder(byParty: Map<PartyId, IndexEntry>, party: PartyId, contract: ActiveContract): void {
+    const entry = byParty.get(party)
+    if (entry === contract) byParty.delete(party)
+    else if (entry instanceof Set && entry.delete(contract) && entry.size === 1) byParty.set(party, entry.values().next().value!)
   }
 
   /** Removes an active contract; returns it, or undefined when it was not active here. */
@@ -94,8 +104,8 @@ export class ActiveContractSet {
     this.locks.delete(contractId)
     const byParty = this.index.get(contract.created.templateId)
     if (byParty !== undefined) {
-      for (const party of contract.created.signatories) byParty.get(party)?.delete(contract)
-      for (const party of contract.created.observers) byParty.get(party)?.delete(contract)
+      for (const party of contract.created.signatories) this.unindexUnder(byParty, party, contract)
+      for (const party of contract.created.observers) this.unindexUnder(byParty, party, contract)
     }
     const watchers = this.watchers.get(contract.created.templateId)
     if (watchers !== undefined) for (const watcher of watchers) watcher(contract, false)
@@ -108,20 +118,23 @@ export class ActiveContractSet {
    * Set iterator, no generator, no lookup per contract; reads walk it on every transfer).
    */
   ofTemplate(templateId: string, party: PartyId): IterableIterator<ActiveContract> {
-    return (this.index.get(templateId)?.get(party) ?? NONE).values()
+    const entry = this.index.get(templateId)?.get(party)
+    return entry === undefined ? NONE.values() : entry instanceof Set ? entry.values() : [entry].values()
   }
 
   /** The same contracts as `ofTemplate`, as an array, filtered on the way. */
   listOfTemplate(templateId: string, party: PartyId, keep: (contract: ActiveContract) => boolean): Array<ActiveContract> {
     const out: Array<ActiveContract> = []
-    const contracts = this.index.get(templateId)?.get(party)
-    if (contracts === undefined) return out
-    for (const contract of contracts.values()) if (keep(contract)) out.push(contract)
+    const entry = this.index.get(templateId)?.get(party)
+    if (entry === undefined) return out
+    if (!(entry instanceof Set)) return keep(entry) ? [entry] : out
+    for (const contract of entry.values()) if (keep(contract)) out.push(contract)
     return out
   }
 
   countOf(templateId: string, party: PartyId): number {
-    return this.index.get(templateId)?.get(party)?.size ?? 0
+    const entry = this.index.get(templateId)?.get(party)
+    return entry === undefined ? 0 : entry instanceof Set ? entry.size : 1
   }
 
   /** Every active contract, in the order they became active. */
@@ -201,6 +214,9 @@ export class ActiveContractSet {
 }
 
 const NONE: ReadonlySet<ActiveContract> = new Set()
+
+/** A party's active contracts of one template, oldest first: the one contract itself, or a Set of two or more. */
+type IndexEntry = ActiveContract | Set<ActiveContract>
 
 export const stakeholdersOf = (contract: ActiveContract): ReadonlyArray<PartyId> => {
   const { signatories, observers } = contract.created

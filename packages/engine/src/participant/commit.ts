@@ -5,7 +5,7 @@
  * its own command; on a rejection it only completes its command as failed. Committing is the
  * journal event `UpdateCommitted`, whose fold (`applyCommit`) changes the ACS and the update log.
  */
-import { invariant, type ActiveContract, type AssignEvent, type CreatedNode, type CommittedUpdate, type Micros, type ReassignmentUpdate, type TransactionUpdate, type TrafficSummary, type UnassignEvent } from "@sandnet/core"
+import { invariant, RecentlyMade, type ActiveContract, type AssignEvent, type CreatedNode, type CommittedUpdate, type Micros, type ReassignmentUpdate, type TransactionUpdate, type TrafficSummary, type UnassignEvent } from "@sandnet/core"
 import { stakeholdersOf } from "../ledger/acs.ts"
 import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
@@ -15,6 +15,9 @@ import { release } from "./confirmation.ts"
 import { collect, collected, commandKeyOf, submittersOf, type Handled } from "./model.ts"
 import { applyReassignment, assignAfterUnassign, reassignmentVisible } from "./reassignment.ts"
 import type { ParticipantState } from "./state.ts"
+
+/** Creations whose active contracts are kept to be shared by the next nodes that commit them. */
+export const CREATIONS_SHARED = 2048
 
 /** Applies a verdict this node receives: commits the request when accepted, and completes its own command. */
 export const onResult = (node: ParticipantState, deliver: Deliver, content: Extract<EnvelopeContent, { _tag: "ConfirmationResult" }>, now: Micros): Handled => {
@@ -121,22 +124,16 @@ const applyTransaction = (node: ParticipantState, update: TransactionUpdate): vo
 /**
  * The active contract a creation makes, one object shared by every node that commits it (it is
  * immutable): with twenty super validators, each held its own copy of every contract. The nodes
- * that see a request commit it on its verdict, one after the other, at the request's record time:
- * the creations of the latest record time are enough. A WeakMap of every creation cost 110 bytes
- * per transaction of a soak for each contract still live; a miss (deliveries of two verdicts
- * interleaved) only makes one more copy.
+ * that see a request commit it on its verdict, one after the other (interleaved with other
+ * requests' commits): the contracts of the last `CREATIONS_SHARED` creations are enough. A
+ * WeakMap of every creation cost 110 bytes per transaction of a soak for each contract still live.
  */
-const createdLately = new Map<CreatedNode, ActiveContract>()
-let createdLatelyAt: Micros | undefined = undefined
+const createdRecently = new RecentlyMade<CreatedNode, ActiveContract>(CREATIONS_SHARED)
 const createdContract = (created: CreatedNode, update: TransactionUpdate): ActiveContract => {
-  if (update.recordTime !== createdLatelyAt) {
-    createdLately.clear()
-    createdLatelyAt = update.recordTime
-  }
-  const shared = createdLately.get(created)
+  const shared = createdRecently.get(created)
   if (shared !== undefined && shared.createdInUpdateId === update.updateId && shared.synchronizerId === update.synchronizerId) return shared
   const contract: ActiveContract = { created, createdInUpdateId: update.updateId, synchronizerId: update.synchronizerId, reassignmentCounter: 0 }
-  createdLately.set(created, contract)
+  createdRecently.set(created, contract)
   return contract
 }
 

@@ -14,6 +14,7 @@ import type { TemplateRegistry } from "../ledger/template.ts"
 import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
 import { CommandBook } from "./command-book.ts"
+import { ParticipantJournal } from "./journal.ts"
 import { ArchivedLog } from "../history/archived-log.ts"
 import { UpdateIdIndex } from "../history/update-id-index.ts"
 import {
@@ -71,7 +72,7 @@ export abstract class ParticipantState {
   ledgerEnd = 0
   readonly stats: ParticipantStats = { submitted: 0, committed: 0, rejected: 0, confirmationsSent: 0 }
   /** The node's durable journal, in order (replaying it rebuilds everything but in-flight requests). */
-  readonly journal: Array<ParticipantEvent> = []
+  readonly journal = new ParticipantJournal()
   /**
    * Whether `journal` keeps the events (simulations recover a crashed node from it). A node with a
    * store turns it off: the store holds the journal, and keeping every event in memory too cost

@@ -6,6 +6,7 @@
  * not ingested: the scan's offsets skip theirs).
  */
 import {
+  RecentlyMade,
   type AppActivityRecords,
   type CommittedLedgerUpdate,
   type CommittedUpdate,
@@ -19,6 +20,9 @@ import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
 import { EventOrder, UpdateOrder, type HistoryKey } from "./history-order.ts"
+
+/** Verdicts whose scan entries are kept to be shared by the next scans that ingest them (their deliveries interleave with later verdicts'). */
+export const VERDICTS_SHARED = 2048
 
 export interface ScanVerdict {
   readonly verdict: Verdict
@@ -93,7 +97,7 @@ export class ScanStore implements CommitListener {
     // An update's event stands at the update's key; a verdict alone, at its own.
     if (!this.byUpdateId.has(verdict.updateId)) this.eventOrder.place(verdict.updateId, keyOfVerdict(verdict), undefined)
     this.verdictIndex.set(verdict.updateId, this.verdictLog.length)
-    this.verdictLog.push({ verdict, trafficSummary })
+    this.verdictLog.push(scanVerdict(verdict, trafficSummary))
     return true
   }
 
@@ -110,6 +114,20 @@ export class ScanStore implements CommitListener {
   appActivityOf(updateId: string): AppActivityRecords | undefined {
     return this.activity.get(updateId)
   }
+}
+
+/**
+ * A verdict's entry, one object for every scan that ingests it (immutable): every super
+ * validator's scan holds every verdict, twenty wrappers of the same two objects in the large
+ * scenario before.
+ */
+const ingestedRecently = new RecentlyMade<Verdict, ScanVerdict>(VERDICTS_SHARED)
+const scanVerdict = (verdict: Verdict, trafficSummary: TrafficSummary): ScanVerdict => {
+  const shared = ingestedRecently.get(verdict)
+  if (shared !== undefined && shared.trafficSummary === trafficSummary) return shared
+  const entry: ScanVerdict = { verdict, trafficSummary }
+  ingestedRecently.set(verdict, entry)
+  return entry
 }
 
 export const keyOfUpdate = (entry: CommittedLedgerUpdate): HistoryKey => {
