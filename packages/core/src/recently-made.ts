@@ -1,6 +1,6 @@
 /**
- * The values last made from key objects, to share one immutable value among the nodes that make it
- * from the same input one after the other: twenty super validators each commit every transfer's
+ * The values last made from keys (objects, or strings such as update ids), to share one immutable
+ * value among the nodes that make it from the same input one after the other: twenty super validators each commit every transfer's
  * contracts and ingest every verdict, and held twenty equal copies. The nodes' deliveries of one
  * message interleave with others' (network latency), so a memo of the latest input alone missed
  * often; this one keeps the last `limit`. A miss only makes one more copy: what it holds never
@@ -11,7 +11,7 @@
  */
 import { invariant } from "./assert.ts"
 
-export class RecentlyMade<K extends object, V> {
+export class RecentlyMade<K, V> {
   private readonly made = new Map<K, V>()
   private readonly ring: Array<K | undefined>
   private next = 0

@@ -183,19 +183,21 @@ export class MediatorLogic {
       synchronizerId: this.synchronizer.synchronizerId,
       recordTime: pending.requestId,
       finalizationTime: Math.max(now, pending.requestId),
-      submittingParties: request.kind === "transaction" ? [...request.submitters] : [request.submitter],
+      // The request's lists, not copies: messages and verdicts are immutable, and every verdict is
+      // kept by every super validator's scan (copies were 3% of the large scenario's live heap).
+      submittingParties: request.kind === "transaction" ? request.submitters : [request.submitter],
       submittingParticipantUid: request.submittingParticipant,
       result,
       ...(reason !== undefined ? { reason } : {}),
       mediatorGroup: this.synchronizer.mediatorGroup,
       views: pending.views.map((v) => ({
         viewId: v.viewId,
-        informees: [...v.informees],
-        confirmingParties: v.confirmingParties.length === 0 ? [] : [{ parties: [...v.confirmingParties], threshold: v.confirmingParties.length }],
-        subViews: [...v.subViews],
+        informees: v.informees,
+        confirmingParties: v.confirmingParties.length === 0 ? [] : [{ parties: v.confirmingParties, threshold: v.confirmingParties.length }],
+        subViews: v.subViews,
         viewHash: v.viewHash
       })),
-      rootViews: [...pending.rootViews]
+      rootViews: pending.rootViews
     }
     const recipients = new Set<Address>()
     recipients.add(request.submittingParticipant)
