@@ -69,7 +69,10 @@ export class ScanStore implements CommitListener {
           ? update
           : undefined
     if (visible === undefined) return []
-    const ingested: CommittedLedgerUpdate = { offset: entry.offset, update: visible }
+    // The participant's own log entry when the DSO sees all of it (every transfer; `update` is no
+    // topology update here): the scan's offsets are its participant's, and twenty scans each made
+    // an equal entry per update.
+    const ingested: CommittedLedgerUpdate = visible === update ? (entry as CommittedLedgerUpdate) : { offset: entry.offset, update: visible }
     const key = keyOfUpdate(ingested)
     const verdict = this.verdictOf(update.updateId)
     // the event stood at an earlier update's key, else at its verdict's, if either was ingested
