@@ -37,6 +37,12 @@ import { reassign } from "./reassignment.ts"
 import { ParticipantState } from "./state.ts"
 import { applySubmission, applySubmissionCounter, onDeliverError, onSubmissionDeadline, submit, type Submitted } from "./submission.ts"
 
+/** The views of one request a delivered batch carries. */
+interface RequestViews {
+  readonly request: ProtocolRequest
+  readonly viewIds: Array<number>
+}
+
 export class ParticipantLogic extends ParticipantState {
   // ---------------------------------------------------------------- journal
 
@@ -177,20 +183,25 @@ export class ParticipantLogic extends ParticipantState {
     }
     const handled = collected()
     // A batch may carry several views of one request: gather them first, by update id (envelopes
-    // that crossed a process boundary carry equal copies of the request, not one object).
-    let requestViews: Map<string, { readonly request: ProtocolRequest; readonly viewIds: Array<number> }> | undefined
+    // that crossed a process boundary carry equal copies of the request, not one object). Almost
+    // every batch carries one request: a Map only from the second (a Map per delivered request
+    // was 1.5% of the large scenario's allocations).
+    let first: RequestViews | undefined
+    let others: Map<string, RequestViews> | undefined
     for (const content of deliver.contents) {
       if (content._tag === "ConfirmationRequest") {
-        requestViews ??= new Map()
-        const entry = requestViews.get(content.request.updateId)
-        if (entry === undefined) requestViews.set(content.request.updateId, { request: content.request, viewIds: [...content.viewIds] })
-        else entry.viewIds.push(...content.viewIds)
+        const updateId = content.request.updateId
+        const entry = first === undefined || first.request.updateId === updateId ? first : others?.get(updateId)
+        if (entry !== undefined) entry.viewIds.push(...content.viewIds)
+        else if (first === undefined) first = { request: content.request, viewIds: [...content.viewIds] }
+        else (others ??= new Map()).set(updateId, { request: content.request, viewIds: [...content.viewIds] })
       } else if (content._tag === "ConfirmationResult") {
         collect(handled, onResult(this, deliver, content, now))
       }
     }
-    if (requestViews !== undefined) {
-      for (const { request, viewIds } of requestViews.values()) handled.outgoing.push(...onRequest(this, deliver, request, viewIds))
+    if (first !== undefined) handled.outgoing.push(...onRequest(this, deliver, first.request, first.viewIds))
+    if (others !== undefined) {
+      for (const { request, viewIds } of others.values()) handled.outgoing.push(...onRequest(this, deliver, request, viewIds))
     }
     return handled
   }
