@@ -23,8 +23,7 @@ export const CREATIONS_SHARED = 2048
 export const onResult = (node: ParticipantState, deliver: Deliver, content: Extract<EnvelopeContent, { _tag: "ConfirmationResult" }>, now: Micros): Handled => {
   const handled = collected()
   for (const listener of node.listeners) listener.onVerdict?.(content.verdict, content.trafficSummary, content.request)
-  const key = `${deliver.synchronizerId}:${content.requestId}`
-  const pending = node.pending.get(key)
+  const pending = node.pending.get(deliver.synchronizerId, content.requestId)
   if (pending === undefined) return handled
   // A verdict sequenced after the deadline is void for everyone (see onRequestDeadline).
   if (deliver.timestamp > pending.deadline) return handled

@@ -25,11 +25,9 @@ export const onRequest = (node: ParticipantState & ViewChecker, deliver: Deliver
   const synchronizer = node.topology.synchronizer(deliver.synchronizerId)
   invariant(synchronizer !== undefined, "request from an unknown synchronizer")
   const requestId = deliver.timestamp
-  const key = `${synchronizer.synchronizerId}:${requestId}`
   const duplicate = node.pendingUpdateIds.has(request.updateId) || node.updateIndex.has(request.updateId)
   const locked: Array<ContractId> = []
   const pending: PendingRequest = {
-    key,
     requestId,
     synchronizer,
     request,
@@ -57,7 +55,7 @@ export const onRequest = (node: ParticipantState & ViewChecker, deliver: Deliver
         locked.push(contractId)
       }
     }
-    node.pending.set(key, pending)
+    node.pending.add(pending)
     node.pendingUpdateIds.add(request.updateId)
   }
   const out: Array<Outgoing> = []
@@ -151,7 +149,7 @@ const hostsStakeholder = (node: ParticipantState, contract: ActiveContract): boo
 /** The request is decided (or void): its locks go, it is no longer pending. */
 export const release = (node: ParticipantState, pending: PendingRequest): void => {
   for (const contractId of pending.locked) node.acs.unlock(contractId, pending.requestId)
-  node.pending.delete(pending.key)
+  node.pending.delete(pending)
   node.pendingUpdateIds.delete(pending.request.updateId)
 }
 
@@ -163,8 +161,7 @@ export const onRequestDeadline = (node: ParticipantState, synchronizerId: Synchr
   const observed = node.observedTime.get(synchronizerId) ?? 0
   let proofRequested = false
   // Requests of a synchronizer were registered in sequencing order, so their deadlines ascend.
-  for (const pending of [...node.pending.values()]) {
-    if (pending.synchronizer.synchronizerId !== synchronizerId) continue
+  for (const pending of node.pending.of(synchronizerId)) {
     if (observed > pending.deadline) {
       // Sequencer time passed the latest point a verdict could be sequenced: every participant
       // reaches the same conclusion from the same sequencer timestamps.

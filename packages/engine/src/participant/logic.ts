@@ -94,7 +94,7 @@ export class ParticipantLogic extends ParticipantState {
           locked.push(contractId)
         }
       }
-      logic.pending.set(pending.key, { ...pending, locked })
+      logic.pending.add({ ...pending, locked })
       logic.pendingUpdateIds.add(pending.request.updateId)
       timers.push(...logic.armDeadlineSweep(pending, now))
     }

@@ -175,7 +175,6 @@ export interface CommitListener {
 
 /** A confirmation request this node saw and awaits the verdict of (kept in memory only). */
 export interface PendingRequest {
-  readonly key: string
   readonly requestId: Micros
   readonly synchronizer: SynchronizerInfo
   readonly request: ProtocolRequest

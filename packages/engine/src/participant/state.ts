@@ -15,6 +15,7 @@ import type * as Packages from "../packages/index.ts"
 import type { TopologyState } from "../topology.ts"
 import { CommandBook } from "./command-book.ts"
 import { ParticipantJournal } from "./journal.ts"
+import { PendingRequests } from "./pending.ts"
 import { ArchivedLog } from "../history/archived-log.ts"
 import { UpdateIdIndex } from "../history/update-id-index.ts"
 import {
@@ -25,8 +26,7 @@ import {
   type InFlightSubmission,
   type ParticipantConfig,
   type ParticipantEvent,
-  type ParticipantStats,
-  type PendingRequest
+  type ParticipantStats
 } from "./model.ts"
 import { initialPackages } from "./built-in-packages.ts"
 
@@ -37,7 +37,7 @@ export abstract class ParticipantState {
   /** Update id -> index in `log`. */
   readonly updateIndex = new UpdateIdIndex<number>()
   /** Confirmation requests awaiting their verdict, by `<synchronizer>:<request id>`. */
-  readonly pending = new Map<string, PendingRequest>()
+  readonly pending = new PendingRequests()
   /** Synchronizers whose deadline sweep timer is armed. */
   readonly sweepArmed = new Set<SynchronizerId>()
   /** Update ids with a pending request here, for duplicate detection. */
