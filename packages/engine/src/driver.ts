@@ -6,9 +6,9 @@
  */
 import { Clock, Duration, Effect } from "effect"
 import { invariant, MICROS_PER_MILLI, type Micros } from "@sandnet/core"
-import type { Address, EventQueueNetwork } from "./network/network.ts"
+import type { Address, EventQueueNetwork, MicrosClock } from "./network/network.ts"
 
-export class ManualClock implements Clock.Clock {
+export class ManualClock implements MicrosClock {
   readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
 
   constructor(private time: Micros) {}
@@ -35,6 +35,8 @@ export class ManualClock implements Clock.Clock {
     return BigInt(this.time) * 1000n
   }
 
+  readonly unsafeCurrentTimeMicros = (): Micros => this.time
+
   get currentTimeNanos(): Effect.Effect<bigint> {
     return Effect.sync(() => this.unsafeCurrentTimeNanos())
   }
@@ -45,7 +47,7 @@ export class ManualClock implements Clock.Clock {
 }
 
 /** A node's view of time: the shared clock plus its own skew (a simulation fault). */
-export class SkewedClock implements Clock.Clock {
+export class SkewedClock implements MicrosClock {
   readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
 
   constructor(
@@ -64,6 +66,8 @@ export class SkewedClock implements Clock.Clock {
   unsafeCurrentTimeNanos(): bigint {
     return BigInt(this.base.now + this.skew) * 1000n
   }
+
+  readonly unsafeCurrentTimeMicros = (): Micros => this.base.now + this.skew
 
   get currentTimeNanos(): Effect.Effect<bigint> {
     return Effect.sync(() => this.unsafeCurrentTimeNanos())

@@ -205,11 +205,16 @@ const viewsOf = (request: ProtocolRequest): ReadonlyArray<ViewForCheck> => {
   return views
 }
 
+const consumedCache = new WeakMap<ProtocolRequest, ReadonlyArray<ContractId>>()
+
+/** The contracts a request would consume; one list for every node that confirms it (as its views, above). */
 const consumedBy = (request: ProtocolRequest): ReadonlyArray<ContractId> => {
+  const cached = consumedCache.get(request)
+  if (cached !== undefined) return cached
+  let consumed: Array<ContractId> = []
   if (request.kind === "transaction") {
-    const consumed: Array<ContractId> = []
     for (const [id, input] of request.transaction.inputs) if (input.consumed) consumed.push(id)
-    return consumed
-  }
-  return request.kind === "unassign" ? [request.contract.created.contractId] : []
+  } else if (request.kind === "unassign") consumed = [request.contract.created.contractId]
+  consumedCache.set(request, consumed)
+  return consumed
 }
