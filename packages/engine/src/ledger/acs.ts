@@ -114,8 +114,9 @@ export class ActiveContractSet {
   }
 
   /**
-   * Active contracts of a template where `party` is a stakeholder, oldest first: a live view (a
-   * Set iterator, no generator, no lookup per contract; reads walk it on every transfer).
+   * Active contracts of a template where `party` is a stakeholder, oldest first: an iterator over
+   * the index itself (no generator, no lookup per contract; reads walk it on every transfer). Read
+   * it before the ACS changes: a party's one contract is iterated as it was when asked.
    */
   ofTemplate(templateId: string, party: PartyId): IterableIterator<ActiveContract> {
     const entry = this.index.get(templateId)?.get(party)
