@@ -6,6 +6,7 @@
  */
 import { Context } from "effect"
 import { invariant, micros, type Micros, type ParticipantUid, type PartyId, type SynchronizerId } from "@sandnet/core"
+import { sortInPlace } from "./ledger/party-lists.ts"
 import type { Address } from "./network/network.ts"
 
 export type ParticipantPermission = "Submission" | "Confirmation" | "Observation"
@@ -147,7 +148,7 @@ export class TopologyState {
     for (const party of parties) {
       for (const p of this.parties.get(party)?.participants ?? []) result.add(p.participantUid)
     }
-    const sorted = [...result].sort()
+    const sorted = sortInPlace([...result])
     if (this.participantsCache.size > 100_000) this.participantsCache.clear()
     this.participantsCache.set(key, sorted)
     return sorted

@@ -4,6 +4,22 @@
  */
 import type { PartyId } from "@sandnet/core"
 
+/**
+ * `list` in ascending order, as `[...list].sort()` gives it (duplicates kept), but the list itself when
+ * it is in order already, as most party lists are. Sorting allocates a work array even for a sorted
+ * list; the sorts of party lists were 3% of the large scenario's allocations.
+ */
+export const sortedList = <T extends string>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return [...list].sort()
+  return list
+}
+
+/** `[...items].sort()` of the items of a Set, or the like: sorted in place, unless they are in order already. */
+export const sortInPlace = <T extends string>(list: Array<T>): Array<T> => {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return list.sort()
+  return list
+}
+
 export const sortedUnique = (parties: ReadonlyArray<PartyId>): ReadonlyArray<PartyId> => {
   // Most party lists are short and already sorted and unique: keep them as they are.
   let ordered = true

@@ -4,7 +4,7 @@
  * are entitled to see). A view's confirming parties are the signatories and actors of its nodes.
  */
 import { sha256OfParts, type ContractId, type PartyId, type TxNode } from "@sandnet/core"
-import { isSubset } from "./party-lists.ts"
+import { isSubset, sortInPlace } from "./party-lists.ts"
 
 export interface ViewInfo {
   readonly viewId: number
@@ -93,8 +93,8 @@ export const decomposeViews = (
 
 /** A placed view in its final form: parties sorted, inputs once each, and its hash. */
 const viewInfoOf = (v: Building, seed: string): ViewInfo => {
-  const informees = [...v.informees].sort()
-  const confirmingParties = [...v.confirmers].sort()
+  const informees = sortInPlace([...v.informees])
+  const confirmingParties = sortInPlace([...v.confirmers])
   return {
     viewId: v.viewId,
     parentViewId: v.parentViewId,

@@ -21,6 +21,7 @@ import {
   type Verdict
 } from "@sandnet/core"
 import type { Command } from "../ledger/interpreter.ts"
+import { sortedList } from "../ledger/party-lists.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { PartyHosting, SynchronizerInfo } from "../topology.ts"
@@ -234,7 +235,7 @@ export const MAX_DEDUPLICATION: Micros = micros.days(7)
 
 export const commandKeyOf = (commandId: string, actAs: ReadonlyArray<PartyId>): string =>
   // One submitter almost always (every participant computes the key on every commit): no copy, sort or join.
-  (actAs.length === 1 ? actAs[0]! : [...actAs].sort().join(",")) + "|" + commandId
+  (actAs.length === 1 ? actAs[0]! : sortedList(actAs).join(",")) + "|" + commandId
 
 export interface ParticipantConfig {
   readonly uid: ParticipantUid

@@ -12,6 +12,7 @@ import { Network, Outgoing, receiveOf, type Actor, type Address, type Message } 
 import { UpdateIdIndex } from "../history/update-id-index.ts"
 import type { SynchronizerInfo, TopologyState } from "../topology.ts"
 import { Topology } from "../topology.ts"
+import { sortInPlace } from "../ledger/party-lists.ts"
 import type { Deliver, EnvelopeContent, MediatorDeadline, ProtocolRequest, RequestView, SubmissionRequest } from "./messages.ts"
 
 interface PartyTally {
@@ -217,7 +218,7 @@ export class MediatorLogic {
       maxSequencingTime: Math.min(now + parameters.maxSequencingTimeOffset, pending.requestId + parameters.confirmationResponseTimeout + parameters.mediatorReactionTimeout),
       envelopes: [
         {
-          recipients: [...recipients].sort(),
+          recipients: sortInPlace([...recipients]),
           content: { _tag: "ConfirmationResult", requestId: pending.requestId, request, verdict, trafficSummary: pending.trafficSummary },
           size: 300,
           viewIds: []

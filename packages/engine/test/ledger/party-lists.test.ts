@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { internParties, mergeSorted, sortedUnique } from "../../src/ledger/party-lists.ts"
+import { internParties, mergeSorted, sortedList, sortedUnique, sortInPlace } from "../../src/ledger/party-lists.ts"
 
 const party = fc.constantFrom("alice::1220aa", "bob::1220bb", "dso::1220cc", "validator::1220dd", "sv1::1220ee")
 
@@ -32,5 +32,18 @@ describe("party lists", () => {
       })
     )
     expect(internParties([])).toBe(internParties([]))
+  })
+
+  it("sortedList and sortInPlace order as sort() does, duplicates kept, and leave a list in order as it is", () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(party, fc.string()), { maxLength: 8 }), (list) => {
+        const before = [...list]
+        const expected = [...list].sort()
+        expect(sortedList(list)).toEqual(expected)
+        expect(list).toEqual(before)
+        expect(sortInPlace([...list])).toEqual(expected)
+        expect(sortedList(expected)).toBe(expected)
+      })
+    )
   })
 })
