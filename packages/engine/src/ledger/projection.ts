@@ -8,11 +8,11 @@ export const projectTransaction = (
   update: TransactionUpdate,
   sees: (party: PartyId) => boolean
 ): TransactionUpdate | undefined => {
-  const visible = (node: TxNode): boolean => node.witnesses.some(sees)
+  // no closure per call: every node that commits a transaction projects it
   let all = true
   let any = false
   for (const node of update.nodes) {
-    if (visible(node)) any = true
+    if (node.witnesses.some(sees)) any = true
     else all = false
   }
   if (!any) return undefined
@@ -22,7 +22,7 @@ export const projectTransaction = (
   const parentOf = new Map<number, number>()
   for (const node of update.nodes) {
     if (node.kind === "exercised") for (const child of node.childNodeIds) parentOf.set(child, node.nodeId)
-    if (visible(node)) {
+    if (node.witnesses.some(sees)) {
       kept.push(node)
       keptIds.add(node.nodeId)
     }

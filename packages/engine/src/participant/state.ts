@@ -132,6 +132,9 @@ export abstract class ParticipantState {
     return this.topology.hosts(this.uid, party)
   }
 
+  /** `hosts` as one function for the node's life (projections take a predicate on every commit). */
+  readonly hostsParty = (party: PartyId): boolean => this.topology.hosts(this.uid, party)
+
   hostsAny(parties: ReadonlyArray<PartyId>): boolean {
     for (const party of parties) if (this.topology.hosts(this.uid, party)) return true
     return false

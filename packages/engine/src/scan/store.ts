@@ -58,13 +58,16 @@ export class ScanStore implements CommitListener {
     this.verdictLog = new ArchivedLog(historyLimits)
   }
 
+  /** Whether a party is the DSO, as one function for the store's life (a projection takes it on every commit). */
+  private readonly isDso = (party: PartyId): boolean => party === this.dso
+
   readonly onCommitted = (entry: CommittedUpdate): ReadonlyArray<Outgoing> => {
     const update = entry.update
     // Topology updates have no verdict and are no part of the scan's history.
     if (update.kind === "topology") return []
     const visible =
       update.kind === "transaction"
-        ? projectTransaction(update, (p) => p === this.dso)
+        ? projectTransaction(update, this.isDso)
         : (update.event.kind === "unassign" ? update.event.stakeholders : [...update.event.createdEvent.signatories, ...update.event.createdEvent.observers]).includes(this.dso)
           ? update
           : undefined
