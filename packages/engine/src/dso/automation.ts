@@ -123,8 +123,9 @@ interface DsoTick extends Message {
 
 /**
  * A locked holding the DSO sees: its amount and when its lock expires. An unlocked one is held as
- * its payload's amount itself (every super validator's automation notes every coin: an object
- * each was 30 bytes per coin per SV).
+ * its payload's amount itself (every super validator's automation notes every coin: with an object
+ * per holding and per dust candidate they were 108 MiB of the large scenario's live heap, 35 MiB
+ * after).
  */
 class LockedHolding {
   constructor(

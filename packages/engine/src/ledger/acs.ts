@@ -37,8 +37,8 @@ export class ActiveContractSet {
    * By template and stakeholder, the contracts themselves (not their ids): reads walk them without
    * a lookup each. A contract is indexed under each stakeholder on every node that hosts one (with
    * twenty super validators, every coin under its owner on each of their nodes), so a party's one
-   * contract of a template is held as itself, a Set only from the second on (a Set of one was
-   * about 150 bytes: the large scenario kept 0.6 million of them).
+   * contract of a template is held as itself, a Set only from the second on (the Sets' own objects
+   * were 68 MiB of the large scenario's live heap, 36 MiB after).
    */
   private readonly index = new Map<string, Map<PartyId, IndexEntry>>()
   private readonly locks = new Map<ContractId, number>()

@@ -78,7 +78,7 @@ const commitAccepted = (
   now: Micros
 ): number => {
   const update = toUpdate(node, request, recordTime, traffic)
-  const projected = update.kind === "transaction" ? projectTransaction(update, node.hostsParty) : reassignmentVisible(update, node) ? update : undefined
+  const projected = update.kind === "transaction" ? projectTransaction(update, node.hosts) : reassignmentVisible(update, node) ? update : undefined
   if (projected === undefined) return node.ledgerEnd
   const entry: CommittedUpdate = { offset: node.ledgerEnd + 1, update: projected }
   node.apply({ _tag: "UpdateCommitted", entry })

@@ -2,8 +2,9 @@
  * The confirmation requests pending at a node, found by synchronizer and request id (the request's
  * sequencing time on that synchronizer), and walked in the order they were added. Keyed by the two,
  * not by one string of both: a synchronizer's id is about 90 characters, and every confirming node
- * made that key twice per request (on the request and on its verdict): a seventh of the confirming
- * side's allocations in the large scenario, whose twenty super validators confirm every transfer.
+ * made that key twice per request (on the request and on its verdict; in the shortened large
+ * scenario, whose twenty super validators confirm every transfer, the verdicts' handling allocated
+ * 298 MiB with the key, 121 MiB without).
  */
 import { invariant, type Micros, type SynchronizerId } from "@sandnet/core"
 import type { PendingRequest } from "./model.ts"

@@ -115,7 +115,7 @@ export const applyReassignment = (node: ParticipantState, update: ReassignmentUp
 /** Whether a node hosts a stakeholder of the reassigned contract (only those commit the reassignment). */
 export const reassignmentVisible = (update: ReassignmentUpdate, node: ParticipantState): boolean => {
   const stakeholders = update.event.kind === "unassign" ? update.event.stakeholders : [...update.event.createdEvent.signatories, ...update.event.createdEvent.observers]
-  return stakeholders.some((p) => node.hosts(p))
+  return stakeholders.some(node.hosts)
 }
 
 /** A reassignment request is one view, confirmed by the contract's signatories. */

@@ -36,7 +36,7 @@ export abstract class ParticipantState {
   readonly log: ArchivedLog<CommittedUpdate>
   /** Update id -> index in `log`. */
   readonly updateIndex = new UpdateIdIndex<number>()
-  /** Confirmation requests awaiting their verdict, by `<synchronizer>:<request id>`. */
+  /** Confirmation requests awaiting their verdict, by synchronizer and request id (pending.ts). */
   readonly pending = new PendingRequests()
   /** Synchronizers whose deadline sweep timer is armed. */
   readonly sweepArmed = new Set<SynchronizerId>()
@@ -128,12 +128,8 @@ export abstract class ParticipantState {
     return this.topology.partiesOn(this.uid)
   }
 
-  hosts(party: PartyId): boolean {
-    return this.topology.hosts(this.uid, party)
-  }
-
-  /** `hosts` as one function for the node's life (projections take a predicate on every commit). */
-  readonly hostsParty = (party: PartyId): boolean => this.topology.hosts(this.uid, party)
+  /** Whether the party is hosted here; one function for the node's life (projections take it as their predicate on every commit). */
+  readonly hosts = (party: PartyId): boolean => this.topology.hosts(this.uid, party)
 
   hostsAny(parties: ReadonlyArray<PartyId>): boolean {
     for (const party of parties) if (this.topology.hosts(this.uid, party)) return true

@@ -185,7 +185,8 @@ export class MediatorLogic {
       recordTime: pending.requestId,
       finalizationTime: Math.max(now, pending.requestId),
       // The request's lists, not copies: messages and verdicts are immutable, and every verdict is
-      // kept by every super validator's scan (copies were 3% of the large scenario's live heap).
+      // kept by every super validator's scan (the verdicts' share of the large scenario's live heap
+      // went from 44 to 29 MiB without the copies).
       submittingParties: request.kind === "transaction" ? request.submitters : [request.submitter],
       submittingParticipantUid: request.submittingParticipant,
       result,

@@ -58,6 +58,22 @@ const removeAt = <T>(array: Array<T>, at: number): void => {
   array.pop()
 }
 
+/** The index `entryIsBefore` reads as a chunk's last entry. */
+const LAST = -1
+
+/**
+ * `isBefore` from an entry's key, the entry's chunk and index (or LAST) read only for its id, on a
+ * tie: the search over chunks gives the key from the columns of last keys, so it does not touch the
+ * chunk's own arrays unless two keys are equal.
+ */
+const entryIsBefore = <V>(migration: number, time: number, chunk: Chunk<V>, i: number, key: HistoryKey, id: string | undefined): boolean => {
+  const byKey = migration - key.migrationId || time - key.recordTime
+  if (id === undefined) return byKey <= 0
+  if (byKey !== 0) return byKey < 0
+  const values = chunk.values
+  return compareIds(values[i === LAST ? values.length - 1 : i] as unknown as string, id) < 0
+}
+
 /** The first position of every order. */
 const START: Position = { chunk: 0, index: 0 }
 
@@ -94,18 +110,12 @@ class KeyedColumns<V> {
    * after `key`).
    */
   private isBefore(chunk: Chunk<V>, i: number, key: HistoryKey, id: string | undefined): boolean {
-    const byKey = chunk.migrations[i]! - key.migrationId || chunk.times[i]! - key.recordTime
-    if (id === undefined) return byKey <= 0
-    return (byKey || compareIds(chunk.values[i] as unknown as string, id)) < 0
+    return entryIsBefore(chunk.migrations[i]!, chunk.times[i]!, chunk, i, key, id)
   }
 
-  /** `isBefore` for the last entry of chunk `c`, from the columns of last keys. */
+  /** `isBefore` for the last entry of chunk `c`, its key read from the columns of last keys. */
   private lastIsBefore(c: number, key: HistoryKey, id: string | undefined): boolean {
-    const byKey = this.lastMigrations[c]! - key.migrationId || this.lastTimes[c]! - key.recordTime
-    if (id === undefined) return byKey <= 0
-    if (byKey !== 0) return byKey < 0
-    const values = this.chunks[c]!.values
-    return compareIds(values[values.length - 1] as unknown as string, id) < 0
+    return entryIsBefore(this.lastMigrations[c]!, this.lastTimes[c]!, this.chunks[c]!, LAST, key, id)
   }
 
   /** Sets chunk `c`'s last key from its entries (a chunk that holds any). */
