@@ -27,7 +27,7 @@ import { TemplateRegistry } from "./ledger/template.ts"
 import type { ArchivedLog, ArchivedLogLimits } from "./history/archived-log.ts"
 import { Network } from "./network/network.ts"
 import { makeParticipant, type ParticipantNode } from "./participant/index.ts"
-import { ScanStore } from "./scan/store.ts"
+import { ScanStore, type HistoryOrderKeeping } from "./scan/store.ts"
 import { makeMediator, type MediatorActor } from "./protocol/mediator.ts"
 import { makeSequencer, type SequencerActor } from "./protocol/sequencer.ts"
 import { Topology, defaultSynchronizerParameters, type SynchronizerInfo, type SynchronizerParameters, type TopologyState } from "./topology.ts"
@@ -64,6 +64,8 @@ export interface NetworkKeeping {
    * simulation); a serving node archives.
    */
   readonly historyLimits?: ArchivedLogLimits | undefined
+  /** When the scans' history orders are made (scan/store.ts); built at the first read when absent (a simulation), kept by a serving node. */
+  readonly historyOrder?: HistoryOrderKeeping | undefined
 }
 
 export const defaultCoinNetworkConfig: CoinNetworkConfig = {
@@ -167,7 +169,7 @@ export const buildCoinNetwork = (config: CoinNetworkConfig, keeping: NetworkKeep
     const names = networkNodeNames(config)
     for (const name of names.superValidators) {
       const { participant, operator } = yield* makeNode(name, true)
-      const scan = new ScanStore(participant.logic, dso, keeping.historyLimits)
+      const scan = new ScanStore(participant.logic, dso, keeping.historyLimits, keeping.historyOrder ?? "built when read")
       participant.logic.addListener(scan)
       superValidators.push({ name, participant, operator, scan })
     }

@@ -20,6 +20,7 @@ import {
   TopologyState,
   buildCoinNetwork,
   type ArchivedLogLimits,
+  type HistoryOrderKeeping,
   defaultCoinNetworkConfig,
   submitGenesis,
   type Address,
@@ -138,6 +139,8 @@ export interface RunOptions {
   readonly timeline?: { readonly every?: Micros; readonly detailed?: boolean }
   /** How much history stays as objects (default: all of it); a run must not depend on it. */
   readonly historyLimits?: ArchivedLogLimits
+  /** When the scans' history orders are made (default: at the first read; a run never pages its scans); a run must not depend on it. */
+  readonly historyOrder?: HistoryOrderKeeping
   /** Test hook: runs after the network is built, before genesis. */
   readonly beforeGenesis?: (sim: SimContext) => Effect.Effect<void, never, Network | Topology>
   /** Test hook: runs after genesis, before the workload starts. */
@@ -216,7 +219,7 @@ const buildWorld = (scenario: Scenario, options: RunOptions): Effect.Effect<SimW
           superValidators: scenario.topology.superValidators,
           validators: scenario.topology.validators,
           synchronizers: scenario.topology.synchronizers.map((name) => ({ name }))
-        }, { historyLimits: options.historyLimits })
+        }, { historyLimits: options.historyLimits, historyOrder: options.historyOrder })
       )
     )
     const handles = installHandles(network)

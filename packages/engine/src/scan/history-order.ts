@@ -198,6 +198,13 @@ class KeyedColumns<V> {
     return out
   }
 
+  /** Adds an entry after every entry held (an order built from sorted entries). */
+  append(key: HistoryKey, value: V): void {
+    const last = this.chunks.length - 1
+    invariant(this.size === 0 || (this.lastMigrations[last]! - key.migrationId || this.lastTimes[last]! - key.recordTime) <= 0, "a history order appends entries in order")
+    this.insert({ chunk: last, index: this.chunks[last]!.values.length }, key, value)
+  }
+
   /** Splits a chunk grown past the limit into two halves (the order is unchanged). */
   private split(n: number): void {
     const chunk = this.chunks[n]!
@@ -213,6 +220,43 @@ class KeyedColumns<V> {
     this.noteLast(n)
     this.noteLast(n + 1)
   }
+}
+
+/** An update or a verdict of the scan's logs, as the history order sees it. */
+export interface Ingested {
+  readonly id: string
+  readonly key: HistoryKey
+}
+
+/** The scan's two history orders. */
+export interface HistoryOrders {
+  readonly updates: UpdateOrder
+  readonly events: EventOrder
+}
+
+/**
+ * The orders of a history ingested while none was kept: its updates in log order and its verdicts
+ * (the first per update id), as if each had been placed on arrival. An event stands at its last
+ * update's key, else at its verdict's, whatever order they came in. One sort of each, where
+ * placing them one by one searched and shifted a chunk per entry.
+ */
+export const buildHistoryOrders = (updates: Iterable<Ingested>, verdicts: Iterable<Ingested>, chunkSize: number = HISTORY_ORDER_CHUNK): HistoryOrders => {
+  const updateKeys: Array<HistoryKey> = []
+  const eventKeys = new Map<string, HistoryKey>()
+  for (const { id, key } of updates) {
+    updateKeys.push(key)
+    eventKeys.set(id, key)
+  }
+  for (const { id, key } of verdicts) if (!eventKeys.has(id)) eventKeys.set(id, key)
+  const positions = Array.from(updateKeys, (_, position) => position)
+  positions.sort((a, b) => compareKeys(updateKeys[a]!, updateKeys[b]!) || a - b)
+  const updateOrder = new UpdateOrder(chunkSize)
+  for (const position of positions) updateOrder.append(updateKeys[position]!, position)
+  const ids = [...eventKeys.keys()]
+  ids.sort((a, b) => compareKeys(eventKeys.get(a)!, eventKeys.get(b)!) || compareIds(a, b))
+  const eventOrder = new EventOrder(chunkSize)
+  for (const id of ids) eventOrder.append(id, eventKeys.get(id)!)
+  return { updates: updateOrder, events: eventOrder }
 }
 
 /** The updates' positions in the scan's log, by key, ties in ingestion order. */
@@ -231,6 +275,11 @@ export class UpdateOrder {
   add(key: HistoryKey, position: number): void {
     invariant(this.columns.length === position, () => `update ${position} indexed out of turn (${this.columns.length} indexed)`)
     this.columns.insert(this.columns.firstAfter(key), key, position)
+  }
+
+  /** Adds the update at `position` after every one held (buildHistoryOrders: in key order). */
+  append(key: HistoryKey, position: number): void {
+    this.columns.append(key, position)
   }
 
   /** The positions of the updates after `after` (exclusive) in history order, at most `limit`. */
@@ -260,6 +309,11 @@ export class EventOrder {
       this.columns.remove(at)
     }
     this.columns.insert(this.firstNotBefore(key, id), key, id)
+  }
+
+  /** Puts `id` after every id held (buildHistoryOrders: in key and id order, each id once). */
+  append(id: string, key: HistoryKey): void {
+    this.columns.append(key, id)
   }
 
   /** The ids after `after` (exclusive: every id at that key too) in history order, at most `limit`. */

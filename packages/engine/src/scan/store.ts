@@ -19,10 +19,18 @@ import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
-import { EventOrder, UpdateOrder, type HistoryKey } from "./history-order.ts"
+import { buildHistoryOrders, type HistoryKey, type HistoryOrders, type Ingested } from "./history-order.ts"
 
 /** Verdicts whose scan entries are kept to be shared by the next scans that ingest them (their deliveries interleave with later verdicts'). */
 export const VERDICTS_SHARED = 2048
+
+/**
+ * When a scan's history order is made: `kept` from the start, placing each update and verdict as
+ * it arrives (a serving node, whose pages read it any time); `built when read` at the first read,
+ * from the logs, then kept (a simulation, which never pages its scans: placing every entry in
+ * twenty scans' two orders was 7% of the large scenario's bootstrap profile).
+ */
+export type HistoryOrderKeeping = "kept" | "built when read"
 
 export interface ScanVerdict {
   readonly verdict: Verdict
@@ -40,9 +48,8 @@ export class ScanStore implements CommitListener {
   readonly verdictLog: ArchivedLog<ScanVerdict>
   /** Update id -> index in `verdictLog`. */
   private readonly verdictIndex = new Map<string, number>()
-  /** The updates and the events in the scan's history order (migration id, record time). */
-  readonly updateOrder = new UpdateOrder()
-  readonly eventOrder = new EventOrder()
+  /** The updates and the events in the scan's history order (migration id, record time); undefined until built (`HistoryOrderKeeping`). */
+  private orders: HistoryOrders | undefined
   private readonly activity = new Map<string, AppActivityRecords>()
   duplicateVerdictsIgnored = 0
   appActivity: AppActivity = () => undefined
@@ -52,10 +59,18 @@ export class ScanStore implements CommitListener {
   constructor(
     readonly participant: ParticipantLogic,
     readonly dso: PartyId,
-    historyLimits: ArchivedLogLimits | undefined = NEVER_ARCHIVE
+    historyLimits: ArchivedLogLimits | undefined = NEVER_ARCHIVE,
+    historyOrder: HistoryOrderKeeping = "kept"
   ) {
     this.updates = new ArchivedLog(historyLimits)
     this.verdictLog = new ArchivedLog(historyLimits)
+    this.orders = historyOrder === "kept" ? buildHistoryOrders([], []) : undefined
+  }
+
+  /** The history orders, built from the logs at the first call when they were not kept from the start. */
+  historyOrders(): HistoryOrders {
+    this.orders ??= buildHistoryOrders(ingestedUpdates(this.updates), ingestedVerdicts(this.verdictLog))
+    return this.orders
   }
 
   /** Whether a party is the DSO, as one function for the store's life (a projection takes it on every commit). */
@@ -79,9 +94,12 @@ export class ScanStore implements CommitListener {
     const key = keyOfUpdate(ingested)
     const verdict = this.verdictOf(update.updateId)
     // the event stood at an earlier update's key, else at its verdict's, if either was ingested
-    const earlier = this.updateById(update.updateId)
-    this.eventOrder.place(update.updateId, key, earlier !== undefined ? keyOfUpdate(earlier) : verdict !== undefined ? keyOfVerdict(verdict.verdict) : undefined)
-    this.updateOrder.add(key, this.updates.length)
+    const orders = this.orders
+    if (orders !== undefined) {
+      const earlier = this.updateById(update.updateId)
+      orders.events.place(update.updateId, key, earlier !== undefined ? keyOfUpdate(earlier) : verdict !== undefined ? keyOfVerdict(verdict.verdict) : undefined)
+      orders.updates.add(key, this.updates.length)
+    }
     this.byUpdateId.set(update.updateId, this.updates.length)
     this.updates.push(ingested)
     const records = this.appActivity(ingested, verdict?.trafficSummary)
@@ -101,7 +119,7 @@ export class ScanStore implements CommitListener {
       return false
     }
     // An update's event stands at the update's key; a verdict alone, at its own.
-    if (!this.byUpdateId.has(verdict.updateId)) this.eventOrder.place(verdict.updateId, keyOfVerdict(verdict), undefined)
+    if (this.orders !== undefined && !this.byUpdateId.has(verdict.updateId)) this.orders.events.place(verdict.updateId, keyOfVerdict(verdict), undefined)
     this.verdictIndex.set(verdict.updateId, this.verdictLog.length)
     this.verdictLog.push(scanVerdict(verdict, trafficSummary))
     return true
@@ -144,3 +162,11 @@ export const keyOfUpdate = (entry: CommittedLedgerUpdate): HistoryKey => {
 }
 
 const keyOfVerdict = (verdict: Verdict): HistoryKey => ({ migrationId: verdict.migrationId, recordTime: verdict.recordTime })
+
+function* ingestedUpdates(updates: Iterable<CommittedLedgerUpdate>): Generator<Ingested> {
+  for (const entry of updates) yield { id: entry.update.updateId, key: keyOfUpdate(entry) }
+}
+
+function* ingestedVerdicts(verdicts: Iterable<ScanVerdict>): Generator<Ingested> {
+  for (const { verdict } of verdicts) yield { id: verdict.updateId, key: keyOfVerdict(verdict) }
+}

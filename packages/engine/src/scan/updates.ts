@@ -45,11 +45,11 @@ export { keyOfUpdate } from "./store.ts"
 
 /** The scan's updates after `after` (exclusive), in history order, at most `limit`. */
 export const updatesAfter = (scan: ScanStore, after: HistoryKey | undefined, limit: number): ReadonlyArray<CommittedLedgerUpdate> =>
-  scan.updateOrder.positionsAfter(after, limit).map((position) => scan.updates.at(position)!)
+  scan.historyOrders().updates.positionsAfter(after, limit).map((position) => scan.updates.at(position)!)
 
 /**
  * The update ids of the scan's events (an update, a verdict, or both) after `after`, in history
  * order, at most `limit`. A verdict without an update (a rejected or wholly private transaction)
  * stands at its own record time.
  */
-export const eventIdsAfter = (scan: ScanStore, after: HistoryKey | undefined, limit: number): ReadonlyArray<string> => scan.eventOrder.idsAfter(after, limit)
+export const eventIdsAfter = (scan: ScanStore, after: HistoryKey | undefined, limit: number): ReadonlyArray<string> => scan.historyOrders().events.idsAfter(after, limit)

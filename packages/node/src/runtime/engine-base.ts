@@ -19,7 +19,7 @@ export const buildEngineBase = (config: CoinNetworkConfig, start: Micros, histor
     // engine operation and read goes through here.
     const services = Context.make(Network, queue).pipe(Context.add(Topology, topology))
     const provide = <A, E>(effect: Effect.Effect<A, E, Network | Topology>) => Effect.withClock(Effect.provide(effect, services), clock)
-    const network = yield* provide(buildCoinNetwork(config, { historyLimits }))
+    const network = yield* provide(buildCoinNetwork(config, { historyLimits, historyOrder: "kept" }))
     const driver = makeDriver(queue, clock)
     return { network, driver, clock, queue, topology, provide }
   })
