@@ -22,23 +22,50 @@ const MAX_LISTED = 20
 const capped = (violations: Array<string>, more: number): ReadonlyArray<string> =>
   more > 0 ? [...violations, `... and ${more} more`] : violations
 
+/** What the first scan holds of an update id, and the last scan found to hold it too (its index). */
+interface ScanReference {
+  readonly result: string | undefined
+  seenBy: number
+}
+
+/**
+ * The first scan's verdicts and updates are the reference; every other scan is walked once and
+ * each of its entries marked in the reference with the scan's index, so that what it lacks is
+ * what its walk did not mark. (One map for all scans: with a map of its own per scan, this check
+ * was 3.4% of the large scenario's bootstrap profile.)
+ */
 export const checkScansConverge = (network: CoinNetwork): ReadonlyArray<string> => {
   const [first, ...rest] = network.superValidators
   if (first === undefined) return []
   const violations: Array<string> = []
-  const verdicts = new Map(first.scan.verdictLog.map((v) => [v.verdict.updateId, v.verdict.result]))
-  const updates = new Set(first.scan.updates.map((e) => e.update.updateId))
-  for (const sv of rest) {
-    const own = new Map(sv.scan.verdictLog.map((v) => [v.verdict.updateId, v.verdict.result]))
-    for (const [id, result] of verdicts) {
-      const theirs = own.get(id)
-      if (theirs === undefined) violations.push(`${sv.name} scan has no verdict for ${id} (${first.name} has ${result})`)
-      else if (theirs !== result) violations.push(`${sv.name} scan's verdict for ${id} is ${theirs}, ${first.name}'s is ${result}`)
+  const verdicts = new Map<string, ScanReference>()
+  for (const { verdict } of first.scan.verdictLog) verdicts.set(verdict.updateId, { result: verdict.result, seenBy: 0 })
+  const updates = new Map<string, ScanReference>()
+  for (const { update } of first.scan.updates) updates.set(update.updateId, { result: undefined, seenBy: 0 })
+  for (const [i, sv] of rest.entries()) {
+    const scan = i + 1
+    let found = 0
+    for (const { verdict } of sv.scan.verdictLog) {
+      const id = verdict.updateId
+      const mine = verdicts.get(id)
+      if (mine === undefined) violations.push(`${sv.name} scan has a verdict for ${id} that ${first.name} lacks`)
+      else {
+        if (mine.seenBy !== scan) found++
+        mine.seenBy = scan
+        if (verdict.result !== mine.result) violations.push(`${sv.name} scan's verdict for ${id} is ${verdict.result}, ${first.name}'s is ${mine.result}`)
+      }
     }
-    for (const id of own.keys()) if (!verdicts.has(id)) violations.push(`${sv.name} scan has a verdict for ${id} that ${first.name} lacks`)
-    const ownUpdates = new Set(sv.scan.updates.map((e) => e.update.updateId))
-    for (const id of updates) if (!ownUpdates.has(id)) violations.push(`${sv.name} scan lacks update ${id} that ${first.name} has`)
-    for (const id of ownUpdates) if (!updates.has(id)) violations.push(`${sv.name} scan has update ${id} that ${first.name} lacks`)
+    if (found < verdicts.size) for (const [id, mine] of verdicts) if (mine.seenBy !== scan) violations.push(`${sv.name} scan has no verdict for ${id} (${first.name} has ${mine.result})`)
+    found = 0
+    for (const { update } of sv.scan.updates) {
+      const mine = updates.get(update.updateId)
+      if (mine === undefined) violations.push(`${sv.name} scan has update ${update.updateId} that ${first.name} lacks`)
+      else if (mine.seenBy !== scan) {
+        found++
+        mine.seenBy = scan
+      }
+    }
+    if (found < updates.size) for (const [id, mine] of updates) if (mine.seenBy !== scan) violations.push(`${sv.name} scan lacks update ${id} that ${first.name} has`)
     if (violations.length > MAX_LISTED) return capped(violations.slice(0, MAX_LISTED), violations.length - MAX_LISTED)
   }
   return violations

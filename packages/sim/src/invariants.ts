@@ -262,11 +262,12 @@ export const checkReassignmentCounters = (network: CoinNetwork): ReadonlyArray<s
 
 export const checkVerdicts = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []
-  for (const sv of network.superValidators) {
-    const seen = new Set<string>()
+  // update id -> the last scan (index) that stored a verdict for it: one map for every scan
+  const storedBy = new Map<string, number>()
+  for (const [scan, sv] of network.superValidators.entries()) {
     for (const { verdict } of sv.scan.verdictLog) {
-      if (seen.has(verdict.updateId)) violations.push(`${sv.name} scan stores two verdicts for ${verdict.updateId}`)
-      seen.add(verdict.updateId)
+      if (storedBy.get(verdict.updateId) === scan) violations.push(`${sv.name} scan stores two verdicts for ${verdict.updateId}`)
+      storedBy.set(verdict.updateId, scan)
     }
     for (const { update } of sv.scan.updates) {
       const verdict = sv.scan.verdictOf(update.updateId)

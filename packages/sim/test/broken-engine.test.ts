@@ -12,7 +12,7 @@ import {
   type ProtocolRequest,
   type SynchronizerInfo
 } from "@sandnet/engine"
-import { checkAcsConverge, replaceLogic, type RunOptions, type SimContext } from "../src/index.ts"
+import { checkAcsConverge, checkScansConverge, checkVerdicts, replaceLogic, type RunOptions, type SimContext } from "../src/index.ts"
 import { run, small, violationsOf } from "./support.ts"
 
 /** A deliberately broken participant: its confirmations ignore inactive and locked inputs. */
@@ -119,5 +119,29 @@ describe("convergence invariants", () => {
     expect(checkAcsConverge(result.network).join("\n")).toContain(`has ${contract.created.contractId} active, ${node.config.name} (a stakeholder's participant) does not`)
     node.acs.add({ ...contract, synchronizerId: "elsewhere" })
     expect(checkAcsConverge(result.network).join("\n")).toContain(`has ${contract.created.contractId} active on elsewhere at counter 0`)
+  }, 60_000)
+
+  it("notice scans that differ: a verdict or an update one lacks or has more, a verdict with another result, one stored twice", async () => {
+    const result = await run(small({ minutes: 2, svs: 3, syncs: 1, parties: 4, perMinute: 10 }), { seed: 9 })
+    expect(violationsOf(result)).toEqual([])
+    const [sv0, sv1, sv2] = result.network.superValidators
+    const some = sv0!.scan.verdictLog.at(0)!
+    const someUpdate = sv0!.scan.updates.at(0)!
+    // the first scan has a verdict and an update no other has; the second one more update; the
+    // third a second verdict for an update id, with another result
+    sv0!.scan.verdictLog.push({ ...some, verdict: { ...some.verdict, updateId: "only-in-sv0" } })
+    sv0!.scan.updates.push({ ...someUpdate, update: { ...someUpdate.update, updateId: "update-only-in-sv0" } })
+    sv1!.scan.updates.push({ ...someUpdate, update: { ...someUpdate.update, updateId: "update-only-in-sv1" } })
+    sv2!.scan.verdictLog.push({ ...some, verdict: { ...some.verdict, result: "VERDICT_RESULT_REJECTED" } })
+    const id = some.verdict.updateId
+    expect([...checkScansConverge(result.network)].sort()).toEqual([
+      `${sv1!.name} scan has no verdict for only-in-sv0 (${sv0!.name} has ${some.verdict.result})`,
+      `${sv1!.name} scan has update update-only-in-sv1 that ${sv0!.name} lacks`,
+      `${sv1!.name} scan lacks update update-only-in-sv0 that ${sv0!.name} has`,
+      `${sv2!.name} scan has no verdict for only-in-sv0 (${sv0!.name} has ${some.verdict.result})`,
+      `${sv2!.name} scan lacks update update-only-in-sv0 that ${sv0!.name} has`,
+      `${sv2!.name} scan's verdict for ${id} is VERDICT_RESULT_REJECTED, ${sv0!.name}'s is ${some.verdict.result}`
+    ].sort())
+    expect(checkVerdicts(result.network)).toContain(`${sv2!.name} scan stores two verdicts for ${id}`)
   }, 60_000)
 })
