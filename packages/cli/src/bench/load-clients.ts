@@ -1,8 +1,9 @@
 /**
- * The load benchmark's clients (load.ts), in a process of their own, as users' clients are: the
- * bench forks this module (packages/cli/dist/load-clients.mjs in the bundle), sends it what to load
- * (the node's wallet users, or the bare `node:http` server), and gets back the latencies. The
- * node's process then only serves, and its CPU time per request is the server's alone.
+ * The load and storage benchmarks' clients (load.ts, storage.ts), in a process of their own, as
+ * users' clients are: the bench forks this module (packages/cli/dist/load-clients.mjs in the
+ * bundle), sends it what to load (the node's wallet users, the bare `node:http` server, or a fixed
+ * number of POSTs), and gets back the latencies. The node's process then only serves, and its CPU
+ * time per request is the server's alone.
  *
  * Imports node:http only, so that the child starts in a few tens of milliseconds.
  */
@@ -25,6 +26,23 @@ export interface LoadClientsRun {
   readonly stepsPerSecond?: number
   /** The mixed wallet load on the node, or GETs of the bare server's URL. */
   readonly target: { readonly kind: "mixed"; readonly users: LoadUsers } | { readonly kind: "bare"; readonly url: string }
+}
+
+/**
+ * A fixed number of POSTs from `clients` concurrent clients, each body the template with `$INDEX`
+ * replaced by the request's number (from `first`): `warmup` requests, then `count` measured (the
+ * storage and memory benches' W1 offers, each with its own tracking id).
+ */
+export interface PostsRun {
+  readonly type: "posts"
+  readonly clients: number
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly bodyTemplate: string
+  /** The number of the first request (warm-up included). */
+  readonly first: number
+  readonly warmup: number
+  readonly count: number
 }
 
 export type FromLoadClients =
@@ -197,10 +215,50 @@ const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
   }
 }
 
+/** Sends requests `from` .. `from + count - 1`, `clients` at a time. */
+const postAll = async (clients: number, from: number, count: number, post: (i: number) => Promise<Sample>) => {
+  const samples: Array<Sample> = []
+  const cpu = process.cpuUsage()
+  const started = performance.now()
+  let next = from
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < from + count) samples.push(await post(next++))
+    })
+  )
+  const used = process.cpuUsage(cpu)
+  return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
+}
+
+const runPosts = async (run: PostsRun): Promise<FromLoadClients> => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: run.clients })
+  // failures of the warm-up count too: the bench refuses a run with any
+  const failures = makeFailures()
+  const url = new URL(run.url)
+  const post = (i: number) => timed("write", () => request(agent, url, "POST", run.headers, run.bodyTemplate.replaceAll("$INDEX", String(i))), failures.failed)
+  try {
+    await postAll(run.clients, run.first, run.warmup, post)
+    process.send?.({ type: "measuring" } satisfies FromLoadClients)
+    const measured = await postAll(run.clients, run.first + run.warmup, run.count, post)
+    return {
+      type: "done",
+      reads: [],
+      writes: measured.samples.map((s) => s.millis),
+      seconds: measured.seconds,
+      clientCpuMillis: measured.cpuMillis,
+      failures: { ...failures.state.counts },
+      firstFailure: failures.state.first,
+      firstByStatus: { ...failures.state.firstByStatus }
+    }
+  } finally {
+    agent.destroy()
+  }
+}
+
 // The bench gone (or done with us): nothing to report to.
 process.once("disconnect", () => process.exit(0))
-process.once("message", (message: LoadClientsRun) => {
-  void runClients(message).then(
+process.once("message", (message: LoadClientsRun | PostsRun) => {
+  void (message.type === "posts" ? runPosts(message) : runClients(message)).then(
     (done) => process.send?.(done, () => process.disconnect()),
     (error: unknown) => {
       process.stderr.write(`load clients: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)

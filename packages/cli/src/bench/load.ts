@@ -12,7 +12,7 @@ import { fork } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { json, startBareServer, startNode } from "./http.ts"
-import type { FromLoadClients, LoadClientsRun, LoadUsers } from "./load-clients.ts"
+import type { FromLoadClients, LoadClientsRun, LoadUsers, PostsRun } from "./load-clients.ts"
 import { fmt } from "./machine.ts"
 
 export interface LoadLatencies {
@@ -74,15 +74,21 @@ const clientsModule = (): { readonly path: string; readonly execArgv: ReadonlyAr
   return { path: fileURLToPath(new URL("./load-clients.ts", import.meta.url)), execArgv: ["--import", tsx] }
 }
 
-/** Runs the clients in a child process; this process's CPU time is counted over their measured window. */
-export const runClients = (run: LoadClientsRun): Promise<Measured> =>
+/**
+ * Runs the clients in a child process; this process's CPU time is counted over their measured
+ * window, at whose start `onMeasuring` is called.
+ */
+export const runClients = (run: LoadClientsRun | PostsRun, onMeasuring?: () => void): Promise<Measured> =>
   new Promise((resolve, reject) => {
     const module = clientsModule()
     const child = fork(module.path, [], { execArgv: [...module.execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
     let cpu = process.cpuUsage()
     let result: Measured | undefined
     child.on("message", (message: FromLoadClients) => {
-      if (message.type === "measuring") cpu = process.cpuUsage()
+      if (message.type === "measuring") {
+        onMeasuring?.()
+        cpu = process.cpuUsage()
+      }
       else {
         const used = process.cpuUsage(cpu)
         result = { done: message, serverCpuMillis: (used.user + used.system) / 1000 }

@@ -62,10 +62,10 @@ const headsOf = (store: EventStore["Type"]) =>
 const measure = (label: string, storeContext: Context.Context<EventStore>, keepsIndexes: boolean, historySpillDir?: string) =>
   Effect.gen(function* () {
     const node = yield* startOfferNode(storeContext, keepsIndexes, historySpillDir)
-    yield* Effect.promise(() => node.load(0, WARMUP))
+    yield* Effect.promise(() => node.load(0, 0, WARMUP))
     const heads = yield* headsOf(node.store)
     const before = sample()
-    yield* Effect.promise(() => node.load(WARMUP, TRANSACTIONS))
+    yield* Effect.promise(() => node.load(WARMUP, 0, TRANSACTIONS))
     const after = sample()
     const journalBytes = yield* journalBytesSince(node.store, heads)
     yield* node.close

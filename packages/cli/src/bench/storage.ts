@@ -17,6 +17,8 @@ import { benchStore, dropSchema, EventStore, pgliteLayer, StorageError } from "@
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { randomBytes } from "node:crypto"
 import * as os from "node:os"
+import type { PostsRun } from "./load-clients.ts"
+import { runClients } from "./load.ts"
 import { fmt, withTempDir } from "./machine.ts"
 
 export interface StorageBenchRow {
@@ -29,8 +31,10 @@ export interface StorageBenchRow {
   readonly offersPerSecond: number
   /** offersPerSecond / bareInsertsPerSecond */
   readonly ratio: number
-  /** CPU time of this process (node, clients, and PGlite where embedded) per acknowledged offer, and per bare insert, in ms. */
+  /** CPU time of the node's process (PGlite too where embedded) per acknowledged offer, and of this process per bare insert, in ms. */
   readonly cpuPerOfferMs: number
+  /** CPU time of the clients' process per acknowledged offer, in ms. */
+  readonly clientCpuPerOfferMs: number
   readonly bareCpuPerInsertMs: number
   readonly offers: number
   readonly clients: number
@@ -44,6 +48,7 @@ export interface StorageBench {
   /** The same load on a node whose store is in memory (no database). */
   readonly memoryOffersPerSecond: number
   readonly memoryCpuPerOfferMs: number
+  readonly memoryClientCpuPerOfferMs: number
   readonly memoryRequest: "W1" | "submit-and-wait"
   readonly skipped: ReadonlyArray<string>
 }
@@ -53,7 +58,12 @@ const CLIENTS = 32
 const WARMUP = 100
 
 type Post = (token: string, path: string, body: unknown) => Promise<Response>
-type OfferRequest = (i: number) => { readonly path: string; readonly token: string; readonly body: unknown }
+/** The offers' requests: a path, a token, and a body whose `$INDEX` is each request's number (its tracking or command id). */
+interface OfferRequests {
+  readonly path: string
+  readonly token: string
+  readonly bodyTemplate: string
+}
 
 /**
  * A node as `sandnet start` composes it, on port 0, on the EventStore in `storeContext`, ready for the
@@ -74,9 +84,16 @@ export const startOfferNode = (storeContext: Context.Context<EventStore>, keepsI
     const admin = yield* makeDevToken({ user: "participant_admin", secret: "unsafe" })
     const post: Post = (token, p, body) =>
       fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
-    const { kind, request } = yield* Effect.promise(() => offerRequests(url, post, engine, admin))
-    /** Sends requests `from` .. `from + count - 1` from CLIENTS concurrent clients; throws if any failed. */
-    const load = (from: number, count: number) => runLoad(post, request, from, count)
+    const { kind, requests } = yield* Effect.promise(() => offerRequests(url, post, engine, admin))
+    /** Runs offers `first` .. `first + warmup + count - 1`, the last `count` measured (load-clients.ts); throws if any failed. */
+    const load = async (first: number, warmup: number, count: number, onMeasuring?: () => void) => {
+      const { path, token, bodyTemplate } = requests
+      const run: PostsRun = { type: "posts", clients: CLIENTS, url: `${url}${path}`, headers: { authorization: `Bearer ${token}` }, bodyTemplate, first, warmup, count }
+      const measured = await runClients(run, onMeasuring)
+      const failed = Object.values(measured.done.failures).reduce((a, b) => a + b, 0)
+      if (failed > 0) throw new Error(`${failed} offers failed, the first: ${measured.done.firstFailure}`)
+      return measured
+    }
     return { scope, store, engine, kind, load, close: Scope.close(scope, Exit.void) }
   })
 
@@ -86,27 +103,32 @@ export const cpuMs = (): number => {
   return (usage.user + usage.system) / 1000
 }
 
-/** Starts a node on the EventStore in `storeContext`, runs the offer load, returns offers/s, CPU per offer and commits. */
+/**
+ * Starts a node on the EventStore in `storeContext`, runs the offer load from clients in a process
+ * of their own (load-clients.ts, as users' clients are), returns offers/s, the node's and the
+ * clients' CPU per offer and the store's commits. Any failed offer fails the bench.
+ */
 export const offerLoad = (storeContext: Context.Context<EventStore>, keepsIndexes = true, historySpillDir?: string) =>
   Effect.gen(function* () {
     const node = yield* startOfferNode(storeContext, keepsIndexes, historySpillDir)
     const result = yield* Effect.promise(async () => {
-      await node.load(0, WARMUP)
-      const before = await Effect.runPromise(node.store.stats())
-      const started = performance.now()
-      const cpuBefore = cpuMs()
-      await node.load(WARMUP, OFFERS)
-      const cpuPerOfferMs = (cpuMs() - cpuBefore) / OFFERS
-      const seconds = (performance.now() - started) / 1000
-      const after = await Effect.runPromise(node.store.stats())
-      return { offersPerSecond: Math.round(OFFERS / seconds), cpuPerOfferMs, commits: after.commits - before.commits, kind: node.kind }
+      let before = 0
+      const measured = await node.load(0, WARMUP, OFFERS, () => (before = Effect.runSync(node.store.stats()).commits))
+      const after = Effect.runSync(node.store.stats()).commits
+      return {
+        offersPerSecond: Math.round(OFFERS / measured.done.seconds),
+        cpuPerOfferMs: measured.serverCpuMillis / OFFERS,
+        clientCpuPerOfferMs: measured.done.clientCpuMillis / OFFERS,
+        commits: after - before,
+        kind: node.kind
+      }
     })
     yield* node.close
     return result
   })
 
 /** A TransferOffer create from `party` to itself, as a ledger command. */
-const offerCommand = (engine: EngineInstance, run: string, party: string, i: number) => ({
+const offerCommand = (engine: EngineInstance, run: string, party: string, index: string) => ({
   commands: [
     {
       CreateCommand: {
@@ -118,12 +140,12 @@ const offerCommand = (engine: EngineInstance, run: string, party: string, i: num
           amount: { amount: "1.0000000000", unit: "CoinUnit" },
           description: "bench",
           expiresAt: "2099-01-01T00:00:00.000000Z",
-          trackingId: `bench-${run}-${i}`
+          trackingId: `bench-${run}-${index}`
         }
       }
     }
   ],
-  commandId: `bench-${run}-${i}`,
+  commandId: `bench-${run}-${index}`,
   actAs: [party]
 })
 
@@ -136,7 +158,7 @@ const offerRequests = async (
   post: Post,
   engine: EngineInstance,
   admin: string
-): Promise<{ readonly kind: "W1" | "submit-and-wait"; readonly request: OfferRequest }> => {
+): Promise<{ readonly kind: "W1" | "submit-and-wait"; readonly requests: OfferRequests }> => {
   const operator = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
   const run = randomBytes(3).toString("hex")
   const probe = await fetch(`${url}/api/validator/v0/wallet/balance`, { headers: { authorization: `Bearer ${operator}` } })
@@ -152,35 +174,17 @@ const offerRequests = async (
     const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
     return {
       kind: "W1",
-      request: (i) => ({
+      requests: {
         path: "/api/validator/v0/wallet/transfer-offers",
         token: operator,
-        body: { receiver_party_id: bob.party_id, amount: "1.0", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}` }
-      })
+        bodyTemplate: JSON.stringify({ receiver_party_id: bob.party_id, amount: "1.0", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-$INDEX` })
+      }
     }
   }
   const party = ((await (await post(admin, "/v2/parties", { partyIdHint: "bench" })).json()) as { partyDetails: { party: string } }).partyDetails.party
   await post(admin, "/v2/users", { user: { id: "bench" }, rights: [{ kind: { CanActAs: { value: { party } } } }] })
   const token = await Effect.runPromise(makeDevToken({ user: "bench", secret: "unsafe" }))
-  return { kind: "submit-and-wait", request: (i) => ({ path: "/v2/commands/submit-and-wait", token, body: offerCommand(engine, run, party, i) }) }
-}
-
-/** Sends requests `from` .. `from + count - 1` from CLIENTS concurrent clients; throws if any failed. */
-const runLoad = async (post: Post, request: OfferRequest, from: number, count: number): Promise<void> => {
-  let next = from
-  let failed = 0
-  let firstFailure = ""
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < from + count) {
-        const r = request(next++)
-        const answer = await post(r.token, r.path, r.body)
-        const text = await answer.text()
-        if (answer.status !== 200 && failed++ === 0) firstFailure = `${answer.status} ${text.slice(0, 300)}`
-      }
-    })
-  )
-  if (failed > 0) throw new Error(`${failed} offers failed, the first: ${firstFailure}`)
+  return { kind: "submit-and-wait", requests: { path: "/v2/commands/submit-and-wait", token, bodyTemplate: JSON.stringify(offerCommand(engine, run, party, "$INDEX")) } }
 }
 
 const onDatabase = (label: string, schema: string) =>
@@ -200,6 +204,7 @@ const onDatabase = (label: string, schema: string) =>
       offersPerSecond: load.offersPerSecond,
       ratio: Math.round((load.offersPerSecond / bare.bareInsert.opsPerSecond) * 100) / 100,
       cpuPerOfferMs: load.cpuPerOfferMs,
+      clientCpuPerOfferMs: load.clientCpuPerOfferMs,
       bareCpuPerInsertMs: bare.bareInsert.cpuMsPerOp,
       offers: OFFERS,
       clients: CLIENTS,
@@ -231,7 +236,7 @@ export const benchStorage = async (): Promise<StorageBench> => {
     skipped.push(`PostgreSQL: ${error instanceof Error ? error.message : String(error)}`)
   }
   const memory = await Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(EventStore.memory), (ctx) => offerLoad(ctx, false))))
-  return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryCpuPerOfferMs: memory.cpuPerOfferMs, memoryRequest: memory.kind, skipped }
+  return { rows, memoryOffersPerSecond: memory.offersPerSecond, memoryCpuPerOfferMs: memory.cpuPerOfferMs, memoryClientCpuPerOfferMs: memory.clientCpuPerOfferMs, memoryRequest: memory.kind, skipped }
 }
 
 const requestText = {
@@ -243,20 +248,21 @@ export const renderStorage = (s: StorageBench): Array<string> => [
   "## Storage (acknowledged writes)",
   "",
   `A whole node (\`sandnet start\`'s composition, on port 0) answers ${fmt(OFFERS)} offer creations`,
-  `(${CLIENTS} concurrent clients, after ${WARMUP} warm-up requests); a 200 means the offer's journal entries`,
+  `(${CLIENTS} concurrent clients in a process of their own, after ${WARMUP} warm-up requests); a 200 means the offer's journal entries`,
   "are committed. Baseline: a bare single-row `INSERT` + commit loop on the same database in the same run",
   "(packages/store/src/bench.ts). Requests: " + [...new Set([...s.rows.map((r) => r.request), s.memoryRequest])].map((k) => requestText[k]).join("; ") + ".",
   "",
-  "The CPU columns are this process's user + system time per bare insert and per acknowledged offer (the node, its",
-  "HTTP clients, and PGlite where it is embedded); they move less than the rates when other work shares the machine.",
+  "The CPU columns are user + system time: the bench's per bare insert, the node's process per acknowledged offer (PGlite",
+  "included where it is embedded), the clients' process per offer; they move less than the rates when other work",
+  "shares the machine. (Until 2026-11-29 the clients ran in the node's process, on its event loop, with `fetch`.)",
   "",
-  "| database | request | bare INSERT+commit/s | acknowledged offers/s | ratio | CPU ms per bare insert | CPU ms per offer | commits | offers per commit |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| database | request | bare INSERT+commit/s | acknowledged offers/s | ratio | CPU ms per bare insert | node CPU ms per offer | clients' CPU ms per offer | commits | offers per commit |",
+  "|---|---|---|---|---|---|---|---|---|---|",
   ...s.rows.map(
     (r) =>
-      `| ${r.database} | ${r.request} | ${fmt(r.bareInsertsPerSecond)} | **${fmt(r.offersPerSecond)}** | **${fmt(r.ratio, 2)}x** | ${fmt(r.bareCpuPerInsertMs, 3)} | ${fmt(r.cpuPerOfferMs, 2)} | ${fmt(r.commits)} | ${fmt(r.offersPerCommit, 1)} |`
+      `| ${r.database} | ${r.request} | ${fmt(r.bareInsertsPerSecond)} | **${fmt(r.offersPerSecond)}** | **${fmt(r.ratio, 2)}x** | ${fmt(r.bareCpuPerInsertMs, 3)} | ${fmt(r.cpuPerOfferMs, 2)} | ${fmt(r.clientCpuPerOfferMs, 2)} | ${fmt(r.commits)} | ${fmt(r.offersPerCommit, 1)} |`
   ),
-  `| memory (no database, same node) | ${s.memoryRequest} | | ${fmt(s.memoryOffersPerSecond)} | | | ${fmt(s.memoryCpuPerOfferMs, 2)} | | |`,
+  `| memory (no database, same node) | ${s.memoryRequest} | | ${fmt(s.memoryOffersPerSecond)} | | | ${fmt(s.memoryCpuPerOfferMs, 2)} | ${fmt(s.memoryClientCpuPerOfferMs, 2)} | | |`,
   "",
   ...(s.skipped.length > 0 ? [`Skipped: ${s.skipped.join("; ")}.`, ""] : [])
 ]
