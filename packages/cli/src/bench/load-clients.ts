@@ -167,23 +167,62 @@ const makeStep = (agent: http.Agent, users: LoadUsers, failed: (text: string) =>
 
 const sleep = (millis: number) => new Promise<void>((resolve) => setTimeout(resolve, millis))
 
-/** Runs `clients` loops of `step(client, i)` for `seconds`, each at most `stepsPerSecond` steps a second. */
-const drive = async (clients: number, seconds: number, step: (client: number, i: number) => Promise<Sample>, stepsPerSecond?: number) => {
+interface Measured {
+  readonly samples: ReadonlyArray<Sample>
+  readonly seconds: number
+  readonly cpuMillis: number
+}
+
+/** Runs `work`, which adds its samples; with its wall time and this process's CPU time. */
+const measure = async (work: (samples: Array<Sample>) => Promise<unknown>): Promise<Measured> => {
   const samples: Array<Sample> = []
   const cpu = process.cpuUsage()
   const started = performance.now()
-  const deadline = started + seconds * 1000
-  await Promise.all(
-    Array.from({ length: clients }, async (_, client) => {
-      for (let i = 0; performance.now() < deadline; i++) {
-        const due = stepsPerSecond === undefined ? 0 : started + (i * 1000) / stepsPerSecond - performance.now()
-        if (due > 0) await sleep(due)
-        samples.push(await step(client, i))
-      }
-    })
-  )
+  await work(samples)
   const used = process.cpuUsage(cpu)
   return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
+}
+
+/** Runs `clients` loops of `step(client, i)` for `seconds`, each at most `stepsPerSecond` steps a second. */
+const drive = (clients: number, seconds: number, step: (client: number, i: number) => Promise<Sample>, stepsPerSecond?: number): Promise<Measured> =>
+  measure((samples) => {
+    const started = performance.now()
+    const deadline = started + seconds * 1000
+    return Promise.all(
+      Array.from({ length: clients }, async (_, client) => {
+        for (let i = 0; performance.now() < deadline; i++) {
+          const due = stepsPerSecond === undefined ? 0 : started + (i * 1000) / stepsPerSecond - performance.now()
+          if (due > 0) await sleep(due)
+          samples.push(await step(client, i))
+        }
+      })
+    )
+  })
+
+/** Sends requests `from` .. `from + count - 1`, `clients` at a time. */
+const postAll = (clients: number, from: number, count: number, post: (i: number) => Promise<Sample>): Promise<Measured> =>
+  measure((samples) => {
+    let next = from
+    return Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < from + count) samples.push(await post(next++))
+      })
+    )
+  })
+
+/** The report of a measured window. */
+const doneOf = (measured: Measured, failures: ReturnType<typeof makeFailures>["state"]): FromLoadClients => {
+  const of = (kind: Sample["kind"]) => measured.samples.filter((s) => s.kind === kind).map((s) => s.millis)
+  return {
+    type: "done",
+    reads: of("read"),
+    writes: of("write"),
+    seconds: measured.seconds,
+    clientCpuMillis: measured.cpuMillis,
+    failures: { ...failures.counts },
+    firstFailure: failures.first,
+    firstByStatus: { ...failures.firstByStatus }
+  }
 }
 
 const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
@@ -198,36 +237,10 @@ const runClients = async (run: LoadClientsRun): Promise<FromLoadClients> => {
     if (run.warmupSeconds > 0) await drive(run.clients, run.warmupSeconds, step, run.stepsPerSecond)
     failures.reset()
     process.send?.({ type: "measuring" } satisfies FromLoadClients)
-    const measured = await drive(run.clients, run.seconds, step, run.stepsPerSecond)
-    const of = (kind: Sample["kind"]) => measured.samples.filter((s) => s.kind === kind).map((s) => s.millis)
-    return {
-      type: "done",
-      reads: of("read"),
-      writes: of("write"),
-      seconds: measured.seconds,
-      clientCpuMillis: measured.cpuMillis,
-      failures: { ...failures.state.counts },
-      firstFailure: failures.state.first,
-      firstByStatus: { ...failures.state.firstByStatus }
-    }
+    return doneOf(await drive(run.clients, run.seconds, step, run.stepsPerSecond), failures.state)
   } finally {
     agent.destroy()
   }
-}
-
-/** Sends requests `from` .. `from + count - 1`, `clients` at a time. */
-const postAll = async (clients: number, from: number, count: number, post: (i: number) => Promise<Sample>) => {
-  const samples: Array<Sample> = []
-  const cpu = process.cpuUsage()
-  const started = performance.now()
-  let next = from
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (next < from + count) samples.push(await post(next++))
-    })
-  )
-  const used = process.cpuUsage(cpu)
-  return { samples, seconds: (performance.now() - started) / 1000, cpuMillis: (used.user + used.system) / 1000 }
 }
 
 const runPosts = async (run: PostsRun): Promise<FromLoadClients> => {
@@ -239,17 +252,7 @@ const runPosts = async (run: PostsRun): Promise<FromLoadClients> => {
   try {
     await postAll(run.clients, run.first, run.warmup, post)
     process.send?.({ type: "measuring" } satisfies FromLoadClients)
-    const measured = await postAll(run.clients, run.first + run.warmup, run.count, post)
-    return {
-      type: "done",
-      reads: [],
-      writes: measured.samples.map((s) => s.millis),
-      seconds: measured.seconds,
-      clientCpuMillis: measured.cpuMillis,
-      failures: { ...failures.state.counts },
-      firstFailure: failures.state.first,
-      firstByStatus: { ...failures.state.firstByStatus }
-    }
+    return doneOf(await postAll(run.clients, run.first + run.warmup, run.count, post), failures.state)
   } finally {
     agent.destroy()
   }
