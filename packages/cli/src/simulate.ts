@@ -32,6 +32,7 @@ import {
   type TraceFile
 } from "@sandnet/sim"
 import { ProgressBar } from "./progress.ts"
+import { runAgainWithLargeYoungGeneration, wantsLargeYoungGeneration } from "./simulation-heap.ts"
 
 export const formatSummary = (result: RunResult): ReadonlyArray<string> => {
   const s = result.summary
@@ -497,9 +498,8 @@ export const simulateCommand = (options: SimulateOptions): Effect.Effect<void, n
       if (seeds === undefined) return yield* usage(`--seeds ${options.seeds.value}: expected e.g. 1..1000 or 1,5,9..12`)
       return yield* swarm(loaded, seeds, options)
     }
-    if (Option.isSome(options.until)) {
-      if (Option.isSome(options.report)) return yield* usage("--report goes with one whole run, not with --until")
-      return yield* until(loaded, seed, options.until.value, options)
-    }
+    if (Option.isSome(options.until) && Option.isSome(options.report)) return yield* usage("--report goes with one whole run, not with --until")
+    if (wantsLargeYoungGeneration(loaded.scenario, process.argv, process.execArgv)) return yield* runAgainWithLargeYoungGeneration
+    if (Option.isSome(options.until)) return yield* until(loaded, seed, options.until.value, options)
     return yield* single(loaded, seed, options)
   })
