@@ -32,7 +32,7 @@ import {
   type TraceFile
 } from "@sandnet/sim"
 import { ProgressBar } from "./progress.ts"
-import { runAgainWithLargeYoungGeneration, wantsLargeYoungGeneration } from "./simulation-heap.ts"
+import { execArgvFor, runAgainWithLargeYoungGeneration, wantsLargeYoungGeneration } from "./simulation-heap.ts"
 
 export const formatSummary = (result: RunResult): ReadonlyArray<string> => {
   const s = result.summary
@@ -318,7 +318,7 @@ const parallel = (loaded: Loaded, seeds: ReadonlyArray<number>, jobs: number, on
     const script = process.argv[1] ?? ""
     const children: Array<ChildProcess> = []
     for (let i = 0; i < Math.min(jobs, seeds.length); i++) {
-      const child = fork(script, ["simulate", loaded.file], { execArgv: process.execArgv, env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+      const child = fork(script, ["simulate", loaded.file], { execArgv: execArgvFor(loaded.scenario, process.execArgv), env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
       children.push(child)
       running++
       let current: number | undefined

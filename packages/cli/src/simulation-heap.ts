@@ -6,8 +6,8 @@
  * died young are promoted and collected again in the old generation. Measured (docs/benchmarks.md,
  * 2026-11-29, alternated): the large scenario (10,000 parties) 80.5 and 84.6 -> 73.6 and 71.0 s wall,
  * peak RSS 2,680 and 2,646 -> 2,263 and 2,219 MiB; 2,000 parties about 5% faster; smoke (50 parties)
- * about 6% slower, so smaller scenarios keep the default, and so do swarms (their workers run small
- * scenarios, and are the command's own children).
+ * about 6% slower, so smaller scenarios keep the default. A swarm's workers, the command's own
+ * children, are started with the flag when the scenario is large.
  */
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
@@ -24,7 +24,13 @@ export const LARGE_YOUNG_GENERATION = "--max-semi-space-size=64"
  * of its own given.
  */
 export const wantsLargeYoungGeneration = (scenario: Scenario, argv: ReadonlyArray<string>, execArgv: ReadonlyArray<string>): boolean =>
-  scenario.topology.parties >= LARGE_SCENARIO_PARTIES && argv[2] === "simulate" && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size"))
+  argv[2] === "simulate" && execArgvFor(scenario, execArgv).length > execArgv.length
+
+/** The flags for a process that runs `scenario` (a swarm's worker, the large bench's run): the larger young generation added when it is large. */
+export const execArgvFor = (scenario: Scenario, execArgv: ReadonlyArray<string>): Array<string> =>
+  scenario.topology.parties >= LARGE_SCENARIO_PARTIES && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size"))
+    ? [LARGE_YOUNG_GENERATION, ...execArgv]
+    : [...execArgv]
 
 const FORWARDED: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
 

@@ -2,7 +2,8 @@
  * A large scenario's single run starts the command again with a larger young generation
  * (simulation-heap.ts): the child runs the same run (same summary, same history hash as the run
  * started with the flag by hand), the command ends as the child does, and a SIGTERM to the command
- * leaves no run behind. Smaller scenarios, and runs given a size of their own, run in the command.
+ * leaves no run behind. Smaller scenarios, and runs given a size of their own, run in the command;
+ * a swarm's workers are started with the flag when the scenario is large.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Either } from "effect"
 import { parseScenario } from "@sandnet/sim"
-import { LARGE_SCENARIO_PARTIES, LARGE_YOUNG_GENERATION, wantsLargeYoungGeneration } from "../src/simulation-heap.ts"
+import { execArgvFor, LARGE_SCENARIO_PARTIES, LARGE_YOUNG_GENERATION, wantsLargeYoungGeneration } from "../src/simulation-heap.ts"
 import { bin, root, sandnet } from "./node-support.ts"
 
 const scenario = (parties: number, duration: string) => `
@@ -50,6 +51,10 @@ describe("a large scenario's young generation", () => {
     expect(wantsLargeYoungGeneration(of(10_000), argv, ["--max-semi-space-size=8"])).toBe(false)
     // not the command's own process (a test calling the command in vitest, say)
     expect(wantsLargeYoungGeneration(of(10_000), ["node", "vitest.mjs", "run"], [])).toBe(false)
+    // a swarm's workers and the large bench's run are started with it when the scenario is large
+    expect(execArgvFor(of(2_000), ["--enable-source-maps"])).toEqual([LARGE_YOUNG_GENERATION, "--enable-source-maps"])
+    expect(execArgvFor(of(1_999), ["--enable-source-maps"])).toEqual(["--enable-source-maps"])
+    expect(execArgvFor(of(2_000), ["--max-semi-space-size=8"])).toEqual(["--max-semi-space-size=8"])
   })
 
   it("runs the same run in a child with the flag, and ends as it does", () => {

@@ -9,7 +9,8 @@
 import { Either } from "effect"
 import { fork } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { parseScenario, type RunOutline } from "@sandnet/sim"
+import { parseScenario, type RunOutline, type Scenario } from "@sandnet/sim"
+import { execArgvFor } from "../simulation-heap.ts"
 import type { WorkerReply } from "../simulate.ts"
 import type { EngineBench } from "./engine.ts"
 import { fmt } from "./machine.ts"
@@ -36,9 +37,10 @@ export interface LargeBench {
   readonly ok: boolean
 }
 
-const runInWorker = (file: string, seed: number): Promise<{ outline: RunOutline; peakRssKiB: number }> =>
+/** The run in a process of its own, with the young generation `sandnet simulate` gives a scenario of its size (simulation-heap.ts). */
+const runInWorker = (file: string, scenario: Scenario): Promise<{ outline: RunOutline; peakRssKiB: number }> =>
   new Promise((resolve, reject) => {
-    const child = fork(process.argv[1] ?? "", ["simulate", file], { execArgv: process.execArgv, env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
+    const child = fork(process.argv[1] ?? "", ["simulate", file], { execArgv: execArgvFor(scenario, process.execArgv), env: { ...process.env, SANDNET_SIMULATE_WORKER: "1" }, stdio: ["ignore", "inherit", "inherit", "ipc"] })
     child.on("message", (raw) => {
       const reply = raw as WorkerReply
       if (reply.type !== "done" || reply.outline === undefined) return
@@ -47,12 +49,12 @@ const runInWorker = (file: string, seed: number): Promise<{ outline: RunOutline;
     })
     child.on("error", reject)
     child.on("exit", (code) => (code === 0 ? undefined : reject(new Error(`the large scenario's worker exited with ${code}`))))
-    child.send({ seed })
+    child.send({ seed: scenario.seed })
   })
 
 export const benchLarge = async (file = "scenarios/large.yaml"): Promise<LargeBench> => {
   const scenario = Either.getOrThrow(parseScenario(readFileSync(file, "utf8"), file))
-  const { outline, peakRssKiB } = await runInWorker(file, scenario.seed)
+  const { outline, peakRssKiB } = await runInWorker(file, scenario)
   const runCpuSeconds = outline.runCpuMs / 1000
   return {
     scenario: scenario.name,
