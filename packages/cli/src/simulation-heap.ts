@@ -44,16 +44,18 @@ export const runAgainWithLargeYoungGeneration: Effect.Effect<void> = Effect.asyn
   const child = spawn(process.execPath, [LARGE_YOUNG_GENERATION, ...process.execArgv, ...process.argv.slice(1)], { stdio: "inherit" })
   const pass = (signal: NodeJS.Signals) => void child.kill(signal)
   for (const signal of FORWARDED) process.on(signal, pass)
-  const ended = new Promise<void>((done) =>
-    child.once("close", (code, signal) => {
+  const ended = new Promise<void>((done) => {
+    const end = (exitCode: number) => {
       for (const s of FORWARDED) process.off(s, pass)
-      process.exitCode = code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0))
+      process.exitCode = exitCode
       done()
+    }
+    child.once("close", (code, signal) => end(code ?? 128 + (signal === null ? 0 : (constants.signals[signal] ?? 0))))
+    // not started at all: 'close' may never come
+    child.once("error", (error) => {
+      process.stderr.write(`sandnet simulate: could not start the run again with a larger young generation: ${error.message}\n`)
+      end(1)
     })
-  )
-  child.once("error", (error) => {
-    process.stderr.write(`sandnet simulate: could not start the run again with a larger young generation: ${error.message}\n`)
-    process.exitCode = 1
   })
   void ended.then(() => resume(Effect.void))
   return Effect.promise(() => ended)

@@ -28,6 +28,17 @@ interface ScanReference {
   seenBy: number
 }
 
+/** Marks `mine` as held by scan `scan`; whether this is the first mark of that scan. */
+const markSeen = (mine: ScanReference, scan: number): boolean => {
+  if (mine.seenBy === scan) return false
+  mine.seenBy = scan
+  return true
+}
+
+/** The reference's entries scan `scan` did not mark, when it marked fewer than all. */
+const unseenBy = (reference: ReadonlyMap<string, ScanReference>, scan: number, marked: number): Array<[string, ScanReference]> =>
+  marked < reference.size ? [...reference].filter(([, mine]) => mine.seenBy !== scan) : []
+
 /**
  * The first scan's verdicts and updates are the reference; every other scan is walked once and
  * each of its entries marked in the reference with the scan's index, so that what it lacks is
@@ -44,28 +55,24 @@ export const checkScansConverge = (network: CoinNetwork): ReadonlyArray<string> 
   for (const { update } of first.scan.updates) updates.set(update.updateId, { result: undefined, seenBy: 0 })
   for (const [i, sv] of rest.entries()) {
     const scan = i + 1
-    let found = 0
+    let marked = 0
     for (const { verdict } of sv.scan.verdictLog) {
       const id = verdict.updateId
       const mine = verdicts.get(id)
       if (mine === undefined) violations.push(`${sv.name} scan has a verdict for ${id} that ${first.name} lacks`)
       else {
-        if (mine.seenBy !== scan) found++
-        mine.seenBy = scan
+        if (markSeen(mine, scan)) marked++
         if (verdict.result !== mine.result) violations.push(`${sv.name} scan's verdict for ${id} is ${verdict.result}, ${first.name}'s is ${mine.result}`)
       }
     }
-    if (found < verdicts.size) for (const [id, mine] of verdicts) if (mine.seenBy !== scan) violations.push(`${sv.name} scan has no verdict for ${id} (${first.name} has ${mine.result})`)
-    found = 0
+    for (const [id, mine] of unseenBy(verdicts, scan, marked)) violations.push(`${sv.name} scan has no verdict for ${id} (${first.name} has ${mine.result})`)
+    marked = 0
     for (const { update } of sv.scan.updates) {
       const mine = updates.get(update.updateId)
       if (mine === undefined) violations.push(`${sv.name} scan has update ${update.updateId} that ${first.name} lacks`)
-      else if (mine.seenBy !== scan) {
-        found++
-        mine.seenBy = scan
-      }
+      else if (markSeen(mine, scan)) marked++
     }
-    if (found < updates.size) for (const [id, mine] of updates) if (mine.seenBy !== scan) violations.push(`${sv.name} scan lacks update ${id} that ${first.name} has`)
+    for (const [id] of unseenBy(updates, scan, marked)) violations.push(`${sv.name} scan lacks update ${id} that ${first.name} has`)
     if (violations.length > MAX_LISTED) return capped(violations.slice(0, MAX_LISTED), violations.length - MAX_LISTED)
   }
   return violations

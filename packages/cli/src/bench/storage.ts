@@ -97,12 +97,6 @@ export const startOfferNode = (storeContext: Context.Context<EventStore>, keepsI
     return { scope, store, engine, kind, load, close: Scope.close(scope, Exit.void) }
   })
 
-/** CPU time (user + system) of this process, in ms. */
-export const cpuMs = (): number => {
-  const usage = process.cpuUsage()
-  return (usage.user + usage.system) / 1000
-}
-
 /**
  * Starts a node on the EventStore in `storeContext`, runs the offer load from clients in a process
  * of their own (load-clients.ts, as users' clients are), returns offers/s, the node's and the

@@ -9,15 +9,14 @@ import type { PartyId } from "@sandnet/core"
  * it is in order already, as most party lists are. Sorting allocates a work array even for a sorted
  * list; the sorts of party lists were 3% of the large scenario's allocations.
  */
-export const sortedList = <T extends string>(list: ReadonlyArray<T>): ReadonlyArray<T> => {
-  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return [...list].sort()
-  return list
-}
+export const sortedList = <T extends string>(list: ReadonlyArray<T>): ReadonlyArray<T> => (ascending(list) ? list : [...list].sort())
 
 /** `[...items].sort()` of the items of a Set, or the like: sorted in place, unless they are in order already. */
-export const sortInPlace = <T extends string>(list: Array<T>): Array<T> => {
-  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return list.sort()
-  return list
+export const sortInPlace = <T extends string>(list: Array<T>): Array<T> => (ascending(list) ? list : list.sort())
+
+const ascending = (list: ReadonlyArray<string>): boolean => {
+  for (let i = 1; i < list.length; i++) if (list[i - 1]! > list[i]!) return false
+  return true
 }
 
 export const sortedUnique = (parties: ReadonlyArray<PartyId>): ReadonlyArray<PartyId> => {

@@ -252,10 +252,9 @@ export const buildHistoryOrders = (updates: Iterable<Ingested>, verdicts: Iterab
   positions.sort((a, b) => compareKeys(updateKeys[a]!, updateKeys[b]!) || a - b)
   const updateOrder = new UpdateOrder(chunkSize)
   for (const position of positions) updateOrder.append(updateKeys[position]!, position)
-  const ids = [...eventKeys.keys()]
-  ids.sort((a, b) => compareKeys(eventKeys.get(a)!, eventKeys.get(b)!) || compareIds(a, b))
+  const events = [...eventKeys].sort(([a, keyA], [b, keyB]) => compareKeys(keyA, keyB) || compareIds(a, b))
   const eventOrder = new EventOrder(chunkSize)
-  for (const id of ids) eventOrder.append(id, eventKeys.get(id)!)
+  for (const [id, key] of events) eventOrder.append(id, key)
   return { updates: updateOrder, events: eventOrder }
 }
 
