@@ -385,8 +385,8 @@ export const tokenOptions = {
 
 /**
  * Creates the PGlite template data directories once, at install time (initdb, 4 to 10 s, then the
- * store's migrations), so that the first `sandnet start` on a machine only copies one (see
- * docs/storage.md). Runs a small bundle of the store's `prepareMigratedTemplate`; a failure only
+ * store's migrations), and the migrated one's spare copy, so that the first `sandnet start` on a
+ * machine copies nothing (see docs/storage.md). Runs a small bundle of the store's `prepareMigratedTemplate`; a failure only
  * warns (the first start then creates the initdb template and migrates).
  */
 export const prepareStorage = async () => {
@@ -396,9 +396,10 @@ export const prepareStorage = async () => {
     stdin: {
       contents: [
         'import { Effect } from "effect"',
-        'import { prepareMigratedTemplate } from "@sandnet/store"',
+        'import { makeTemplateSpare, prepareMigratedTemplate } from "@sandnet/store"',
         "const result = await Effect.runPromise(prepareMigratedTemplate({ onStep: (step) => console.log(`sandnet: ${step}`) }))",
-        'console.log(result.created ? `sandnet: PGlite template created in ${(result.ms / 1000).toFixed(1)} s (${result.template})` : `sandnet: PGlite template ready (${result.template})`)'
+        'console.log(result.created ? `sandnet: PGlite template created in ${(result.ms / 1000).toFixed(1)} s (${result.template})` : `sandnet: PGlite template ready (${result.template})`)',
+        "if (await makeTemplateSpare(result.template)) console.log(\"sandnet: and its spare copy, for the next new data directory\")"
       ].join("\n"),
       resolveDir: here,
       loader: "ts"

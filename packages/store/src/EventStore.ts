@@ -138,6 +138,9 @@ export const migratedTemplateDir = (base: string = defaultTemplateDir()): string
 const MIGRATED_TEMPLATE_VARIANT = "postgres-only"
 const UNUSED_DATABASES = ["template0", "template1"] as const
 
+/** The template a new data directory of the default schema starts from: the migrated one when there is one. */
+export const newDataDirTemplate = (): string => existingMigratedTemplate() ?? defaultTemplateDir()
+
 const existingMigratedTemplate = (): string | undefined => {
   try {
     const dir = migratedTemplateDir()

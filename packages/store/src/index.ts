@@ -3,7 +3,7 @@
  * contiguous seq per stream) and a key-value area for snapshots, behind one `EventStore` service
  * with an in-memory layer and a PostgreSQL layer (embedded PGlite by default). See docs/storage.md.
  */
-export { EventStore, migratedTemplateDir, prepareMigratedTemplate, type EmbeddedOptions, type PostgresOptions } from "./EventStore.ts"
+export { EventStore, migratedTemplateDir, newDataDirTemplate, prepareMigratedTemplate, type EmbeddedOptions, type PostgresOptions } from "./EventStore.ts"
 export type { EventStoreService } from "./service.ts"
 export {
   type JournalEntry,
@@ -39,10 +39,12 @@ export {
   defaultTemplateDir,
   EmbeddedPglite,
   type EmbeddedPgliteInfo,
+  makeTemplateSpare,
   type PgliteOptions,
   type PgliteOrigin,
   pgliteLayer,
-  preparePgliteTemplate
+  preparePgliteTemplate,
+  templateSpareDir
 } from "./pglite.ts"
 export { ClusterTransport, dropClusterSchema, makeClusterTransport, type ClusterMessage, type ClusterTransportService, type OutgoingClusterMessage } from "./cluster.ts"
 export { precompilePglite } from "./pglite-wasm.ts"

@@ -5,6 +5,11 @@
  *
  * Layout of a data directory: `pgdata/` (PGlite's PGDATA) and `pglite.lock` (the pid of the process
  * that has it open; a second process is refused).
+ *
+ * Beside a template waits its spare copy (`<template>.spare`, a complete PGDATA): a new data
+ * directory takes it with one rename instead of copying the template's files on the start's critical
+ * path (393 files, 16 MB: 100 to 220 ms of a 1.1 s start on a 2-core VM, the thread's timeline of
+ * 2026-11-29), and the start that took it copies the next one once it is serving.
  */
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -17,6 +22,8 @@ export type PgliteOrigin =
   | "existing"
   /** copied from an existing template */
   | "template"
+  /** the template's spare copy, made beforehand, moved into place */
+  | "template-spare"
   /** the template was created first (initdb), then copied */
   | "template-created"
   /** initdb ran in the data directory (template disabled) */
@@ -115,14 +122,70 @@ export const pgdataExists = async (dataDir: string, pgdata: string): Promise<boo
   return false
 }
 
-/** Fills a new `pgdata` from the template (created first if missing); `false`: initdb in place, when PGlite opens it. */
+/**
+ * Fills a new `pgdata` from the template (created first if missing): its spare copy when there is
+ * one, else a copy made now; `false`: initdb in place, when PGlite opens it.
+ */
 export const fillPgdata = async (pgdata: string, template: string | false): Promise<PgliteOrigin> => {
   if (template === false) return "initdb"
   const created = await ensureTemplate(template)
+  if (await takeTemplateSpare(template, pgdata)) return "template-spare"
   const tmp = pgdata + tmpSuffix()
   await copyTree(template, tmp)
   await fsp.rename(tmp, pgdata)
   return created ? "template-created" : "template"
+}
+
+/** Where a template's spare copy waits: a complete PGDATA, only ever put there by a rename. */
+export const templateSpareDir = (template: string): string => `${template}.spare`
+
+/**
+ * Moves the template's spare copy to `pgdata` (one rename: another process taking it at the same
+ * moment gets nothing). False when there is none, or when it is on another filesystem than `pgdata`:
+ * the caller copies the template then.
+ */
+const takeTemplateSpare = async (template: string, pgdata: string): Promise<boolean> => {
+  try {
+    await fsp.rename(templateSpareDir(template), pgdata)
+  } catch {
+    return false
+  }
+  if (exists(path.join(pgdata, "PG_VERSION"))) return true
+  // not a data directory after all (made by hand?): away with it, copy the template instead
+  await fsp.rm(pgdata, { recursive: true, force: true })
+  return false
+}
+
+/**
+ * Makes the template's spare copy if it has none: copied under a temporary name, renamed into place,
+ * so that no start ever takes a partial one. Copies left by processes that died while making one are
+ * removed first. Returns whether it made one (false: there was one, or another process made it meanwhile).
+ */
+export const makeTemplateSpare = async (template: string): Promise<boolean> => {
+  const spare = templateSpareDir(template)
+  if (exists(path.join(spare, "PG_VERSION"))) return false
+  if (exists(spare)) await fsp.rm(spare, { recursive: true, force: true })
+  await removeDeadCopies(spare)
+  const tmp = spare + tmpSuffix()
+  try {
+    await copyTree(template, tmp)
+    await fsp.rename(tmp, spare)
+    return true
+  } catch (error) {
+    await fsp.rm(tmp, { recursive: true, force: true })
+    if (exists(path.join(spare, "PG_VERSION"))) return false
+    throw error
+  }
+}
+
+/** Removes `<dir>.tmp-<pid>-<random>` copies whose process is gone (cut short by a kill). */
+const removeDeadCopies = async (dir: string): Promise<void> => {
+  const prefix = `${path.basename(dir)}.tmp-`
+  for (const name of await fsp.readdir(path.dirname(dir))) {
+    if (!name.startsWith(prefix)) continue
+    const pid = Number.parseInt(name.slice(prefix.length), 10)
+    if (Number.isInteger(pid) && pid > 0 && !isAlive(pid)) await fsp.rm(path.join(path.dirname(dir), name), { recursive: true, force: true })
+  }
 }
 
 const isAlive = (pid: number): boolean => {

@@ -2,16 +2,17 @@
  * PGlite's own thread (started by pglite-host.ts): creates and locks the data directory, fills a
  * new `pgdata` from the template, opens PGlite (PostgreSQL in WebAssembly, compiled here from the
  * thread's first milliseconds) and serves it on a loopback socket; says `ready` with the port, or
- * `failed` with a one-line reason after closing what it had opened. On `close`: stops the socket
- * server, closes PGlite (PostgreSQL's clean shutdown) and releases the lock, then says `closed`.
- * Loads Node built-ins and PGlite only.
+ * `failed` with a one-line reason after closing what it had opened. A start that took the
+ * template's spare copy (or copied the template) makes the next spare copy once it is serving. On
+ * `close`: stops the socket server, closes PGlite (PostgreSQL's clean shutdown) and releases the
+ * lock, then says `closed`. Loads Node built-ins and PGlite only.
  */
 import type { PGlite } from "@electric-sql/pglite"
 import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import * as fs from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import type { FromPgliteThread, PgliteThreadData, PgliteThreadReady, ToPgliteThread } from "./pglite-host.ts"
-import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, START_PARAMS, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
+import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, makeTemplateSpare, START_PARAMS, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
 import { precompilePglite } from "./pglite-wasm.ts"
 
 const port = parentPort!
@@ -57,6 +58,24 @@ const step = async <A>(message: string, run: () => Promise<A> | A): Promise<A> =
 
 const opened: { lockFile?: string; db?: PGlite; server?: PGLiteSocketServer } = {}
 
+/**
+ * How long after it says `ready` a start that filled a new data directory from a template waits
+ * before it copies the template's next spare copy: the node's own start (its schema check, journal
+ * and first requests, through this thread) goes first; the copy's files move on libuv's threads.
+ */
+const SPARE_DELAY_MS = 1_000
+const spare: { template?: string; timer?: ReturnType<typeof setTimeout>; making?: Promise<unknown> } = {}
+
+/** Makes the template's next spare copy a moment after `ready` (nothing when the directory existed). */
+const makeSpareLater = (): void => {
+  const template = spare.template
+  if (template === undefined) return
+  spare.timer = setTimeout(() => {
+    // a failure costs the next start only its copy (it copies the template itself)
+    spare.making = makeTemplateSpare(template).catch(() => false)
+  }, SPARE_DELAY_MS)
+}
+
 const open = async (): Promise<PgliteThreadReady> => {
   const started = performance.now()
   await step("cannot create the data directory", () => fs.mkdirSync(data.dataDir, { recursive: true }))
@@ -69,6 +88,7 @@ const open = async (): Promise<PgliteThreadReady> => {
     if (await pgdataExists(data.dataDir, data.pgdata)) return "existing"
     const chosen = await template
     if (chosen === CLOSING) throw new Error("closed before it was opened")
+    if (chosen !== false) spare.template = chosen
     return fillPgdata(data.pgdata, chosen)
   })
   const prepared = performance.now()
@@ -100,13 +120,18 @@ const open = async (): Promise<PgliteThreadReady> => {
 
 /** Closes what was opened, in order: the socket server, PGlite, the lock. */
 const shutdown = async (): Promise<void> => {
+  clearTimeout(spare.timer)
+  await spare.making
   await opened.server?.stop().catch(() => {})
   await opened.db?.close().catch(() => {})
   if (opened.lockFile !== undefined) unlockDataDir(opened.lockFile)
 }
 
 const started = open().then(
-  (ready) => post(ready),
+  (ready) => {
+    post(ready)
+    makeSpareLater()
+  },
   async (error: unknown) => {
     await shutdown()
     const failure = error instanceof Failure ? error : new Failure("startup", `PGlite did not start: ${String(error)}`)

@@ -23,7 +23,7 @@ import * as path from "node:path"
 import { PgliteStartupError, StoreConfigError } from "./errors.ts"
 import { defaultTemplateDir, ensureTemplate, type PgliteOrigin } from "./pglite-files.ts"
 
-export { defaultTemplateDir, type PgliteOrigin } from "./pglite-files.ts"
+export { defaultTemplateDir, makeTemplateSpare, type PgliteOrigin, templateSpareDir } from "./pglite-files.ts"
 import { DEFAULT_DATA_DIR, openPgliteThread, type PgliteThreadData, PgliteThreadFailure } from "./pglite-host.ts"
 
 export interface PgliteOptions {

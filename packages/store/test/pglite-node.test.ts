@@ -19,7 +19,7 @@ describe("embedded PGlite", () => {
       const dataDir = path.join(root, "origin")
       const layer = EventStore.pglite({ dataDir })
       const first = yield* Effect.provide(EmbeddedPglite, layer)
-      expect(["template", "template-created"]).toContain(first.origin)
+      expect(["template", "template-created", "template-spare"]).toContain(first.origin)
       expect(first.dataDir).toBe(dataDir)
       expect(first.port).toBeGreaterThan(0)
       expect(fs.existsSync(path.join(dataDir, "pglite.lock"))).toBe(false)

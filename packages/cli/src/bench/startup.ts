@@ -10,6 +10,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { makeTemplateSpare, newDataDirTemplate, templateSpareDir } from "@sandnet/store"
 import { bestOf } from "./machine.ts"
 
 export interface StartupRow {
@@ -126,17 +127,26 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
   const inMemory = await best(runs, () => untilFirstAnswer(start("--in-memory"), port))
   // as the first start after a build: the script compiled without V8's code cache (bin/script-cached.mjs)
   const uncached = await best(runs, () => untilFirstAnswer(start("--in-memory"), port, { ...process.env, SANDNET_CODE_CACHE: "off" }))
+  // a new data directory takes the template's spare copy (made at install, then by each such start
+  // once it serves); without one (two new directories within a second) it copies the template
+  const template = newDataDirTemplate()
   const fresh: Array<Timing> = []
+  const freshCopying: Array<Timing> = []
   const reopened: Array<Timing> = []
   for (let i = 0; i < runs; i++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-startup-"))
+    const copying = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-startup-"))
     try {
+      await makeTemplateSpare(template)
       fresh.push(await untilFirstAnswer(start("--data-dir", dir), port))
       reopened.push(await untilFirstAnswer(start("--data-dir", dir), port))
+      fs.rmSync(templateSpareDir(template), { recursive: true, force: true })
+      freshCopying.push(await untilFirstAnswer(start("--data-dir", copying), port))
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true })
+      for (const d of [dir, copying]) fs.rmSync(d, { recursive: true, force: true })
     }
   }
+  await makeTemplateSpare(template)
   const fastest = (timings: ReadonlyArray<Timing>) => timings.reduce((a, b) => (b.wallMs < a.wallMs ? b : a))
   const bareExit = await best(runs, () => untilExit(["-e", "0"]))
   const token = await best(runs, () => untilExit([bin, "token", "--user", "alice"]))
@@ -153,7 +163,8 @@ export const benchStartup = async (runs = 3): Promise<StartupBench> => {
     rows: [
       row("`sandnet start --in-memory`, spawn to first answer", inMemory, bareServer, 500),
       row("`sandnet start --in-memory` without the code cache (`SANDNET_CODE_CACHE=off`: a first start after a build)", uncached, bareServer, 500),
-      row("`sandnet start --data-dir <new dir>`, spawn to first answer", fastest(fresh), bareServer, 1000),
+      row("`sandnet start --data-dir <new dir>`, spawn to first answer (the template's spare copy ready, as after an install or an earlier start)", fastest(fresh), bareServer, 1000),
+      row("`sandnet start --data-dir <new dir>` with no spare copy ready (it copies the template's files)", fastest(freshCopying), bareServer, 1000),
       row("`sandnet start --data-dir <same dir>` (reopen), spawn to first answer", fastest(reopened), bareServer, 1000),
       row("`sandnet token --user alice`, spawn to exit", token, bareExit, 200)
     ]

@@ -53,7 +53,7 @@ export const storageLayer = (
         Layer.effect(
           StorageInfo,
           Effect.map(EmbeddedPglite, (info) => ({
-            text: `PGlite in ${info.dataDir} (${info.origin === "existing" ? "reopened" : info.origin === "initdb" ? "initialised" : "new, from the template"}, ${(info.timings.totalMs / 1000).toFixed(2)} s${info.startedEarly ? "; its thread started with the process" : ""})`
+            text: `PGlite in ${info.dataDir} (${info.origin === "existing" ? "reopened" : info.origin === "initdb" ? "initialised" : info.origin === "template-spare" ? "new, from the template's spare copy" : "new, from the template"}, ${(info.timings.totalMs / 1000).toFixed(2)} s${info.startedEarly ? "; its thread started with the process" : ""})`
           }))
         ).pipe(Layer.provide(store))
       )
