@@ -6,9 +6,11 @@
  * rest of the program (`startPgliteEarly`): PostgreSQL starts on the second core while the program
  * loads. Node built-ins only, so that a driver can import this first.
  */
+import { createHash, randomBytes } from "node:crypto"
+import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import type { PgliteOrigin } from "./pglite-files.ts"
 
@@ -58,10 +60,46 @@ export interface PgliteThread {
 
 /**
  * The thread's module: in the bundle (packages/cli/dist) `pglite-thread.mjs` beside this code's chunk;
- * from the sources (tests, tsx) the TypeScript module, loaded through tsx's loader.
+ * from the sources (tests, tsx scripts) the TypeScript module bundled by esbuild, once per version of
+ * its sources, into `node_modules/.cache/sandnet-store/`. A thread that loaded the sources through
+ * tsx's loader started a loader thread of its own and compiled its modules again: 400 to 500 ms of
+ * CPU and 200 to 300 ms of wall time of every PGlite a test opened (`node --cpu-prof` of five opens
+ * from the sources: the loader thread busy 350 to 450 ms, PGlite's thread waiting on it 100 ms).
+ * Without esbuild installed, through tsx's loader still. The command never gets here: it runs the bundle.
  */
 const threadModule = (): URL => {
   if (!import.meta.url.endsWith(".ts")) return new URL("./pglite-thread.mjs", import.meta.url)
+  sourceThreadModule ??= bundledThreadSources() ?? threadSourcesThroughTsx()
+  return sourceThreadModule
+}
+
+let sourceThreadModule: URL | undefined
+
+/** The thread's modules that the bundle holds (pglite-host.ts for its types). */
+const THREAD_SOURCES = ["pglite-thread.ts", "pglite-files.ts", "pglite-wasm.ts", "pglite-host.ts"]
+
+const bundledThreadSources = (): URL | undefined => {
+  try {
+    const require = createRequire(import.meta.url)
+    const here = path.dirname(fileURLToPath(import.meta.url))
+    const hash = createHash("sha256")
+    for (const file of THREAD_SOURCES) hash.update(fs.readFileSync(path.join(here, file)))
+    // beside the installed esbuild, so that the bundle resolves PGlite from the same node_modules
+    const nodeModules = path.dirname(path.dirname(require.resolve("esbuild/package.json")))
+    const outfile = path.join(nodeModules, ".cache", "sandnet-store", `pglite-thread-${hash.digest("hex").slice(0, 16)}.mjs`)
+    if (!fs.existsSync(outfile)) {
+      const esbuild = require("esbuild") as typeof import("esbuild")
+      const tmp = `${outfile}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`
+      esbuild.buildSync({ entryPoints: [path.join(here, "pglite-thread.ts")], bundle: true, platform: "node", format: "esm", packages: "external", target: "node20", outfile: tmp, logLevel: "silent" })
+      fs.renameSync(tmp, outfile) // whole or not at all: other test processes may be reading it
+    }
+    return pathToFileURL(outfile)
+  } catch {
+    return undefined
+  }
+}
+
+const threadSourcesThroughTsx = (): URL => {
   const tsx = path.dirname(createRequire(import.meta.url).resolve("tsx/package.json"))
   const entry = new URL("./pglite-thread.ts", import.meta.url).href
   const api = pathToFileURL(path.join(tsx, "dist", "esm", "api", "index.mjs")).href
