@@ -19,7 +19,6 @@ const LONGEST = [
   "packages/store/test/pglite-node.test.ts",
   "packages/store/test/pglite.test.ts",
   "packages/web/test/pages.test.ts",
-  "packages/cli/test/code-cache.test.ts",
   "packages/cli/test/crash.test.ts",
   "packages/cli/test/storage-commands.test.ts",
   "packages/sim/test/economy.test.ts",

@@ -73,7 +73,8 @@ describe("the command line's code cache", () => {
   it("any other command writes its own cache as it exits, and runs the same with it: a simulation's history hash", async () => {
     const dir = cacheDir()
     const simulate = () =>
-      execFileSync(process.execPath, [bin, "simulate", "scenarios/smoke.yaml", "--seed", "42"], { cwd: root, env: { ...process.env, SANDNET_CODE_CACHE: dir }, encoding: "utf8" })
+      // faults-crash (crashes, restarts, reassignments: 0.5 s) rather than smoke (3 s a run, twice)
+      execFileSync(process.execPath, [bin, "simulate", "scenarios/faults-crash.yaml", "--seed", "3"], { cwd: root, env: { ...process.env, SANDNET_CODE_CACHE: dir }, encoding: "utf8" })
     const hash = (output: string) => /history-hash: ([0-9a-f]{64})/.exec(output)?.[1]
     const first = hash(simulate())
     expect(fs.readdirSync(dir)).toEqual([`sandnet-simulate-${buildId()}.cjs-cache`])
