@@ -3,9 +3,9 @@
  * new `pgdata` from the template, opens PGlite (PostgreSQL in WebAssembly, compiled here from the
  * thread's first milliseconds) and serves it on a loopback socket; says `ready` with the port, or
  * `failed` with a one-line reason after closing what it had opened. A start that took the
- * template's spare copy (or copied the template) makes the next spare copy once it is ready. On
- * `close`: stops the socket server, closes PGlite (PostgreSQL's clean shutdown) and releases the
- * lock, then says `closed`. Loads Node built-ins and PGlite only.
+ * template's spare copy (or copied the template) makes the next spare copy a second after it is
+ * ready. On `close`: stops the socket server, closes PGlite (PostgreSQL's clean shutdown) and
+ * releases the lock, then says `closed`. Loads Node built-ins and PGlite only.
  */
 import type { PGlite } from "@electric-sql/pglite"
 import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
@@ -59,16 +59,22 @@ const step = async <A>(message: string, run: () => Promise<A> | A): Promise<A> =
 const opened: { lockFile?: string; db?: PGlite; server?: PGLiteSocketServer } = {}
 
 /**
- * A start that filled a new data directory from a template makes the template's next spare copy as
- * soon as it has said `ready`: the files are copied on libuv's threads, beside the node's own start
- * (its first answer was no later for it: 0.99 to 1.27 s against 1.02 to 1.42 s with the copy a second
- * later, alternated), so that a node stopped within a second, as tests stop theirs, leaves one too.
+ * How long after it says `ready` a start that filled a new data directory from a template waits
+ * before it copies the template's next spare copy: the node's own start (its schema check, journal
+ * and first answer, through this thread) goes first. Copying at once made the first answer later
+ * (a new directory with a spare ready, alternated: 1,259 to 1,841 ms against 950 to 1,215 ms).
  */
-const spare: { template?: string; making?: Promise<unknown> } = {}
+const SPARE_DELAY_MS = 1_000
+const spare: { template?: string; timer?: ReturnType<typeof setTimeout>; making?: Promise<unknown> } = {}
 
-const makeSpare = (): void => {
-  // a failure costs the next start only its copy (it copies the template itself)
-  if (spare.template !== undefined) spare.making = makeTemplateSpare(spare.template).catch(() => false)
+/** Makes the template's next spare copy a moment after `ready` (nothing when the directory existed). */
+const makeSpareLater = (): void => {
+  const template = spare.template
+  if (template === undefined) return
+  spare.timer = setTimeout(() => {
+    // a failure costs the next start only its copy (it copies the template itself)
+    spare.making = makeTemplateSpare(template).catch(() => false)
+  }, SPARE_DELAY_MS)
 }
 
 const open = async (): Promise<PgliteThreadReady> => {
@@ -115,6 +121,7 @@ const open = async (): Promise<PgliteThreadReady> => {
 
 /** Closes what was opened, in order: the socket server, PGlite, the lock. */
 const shutdown = async (): Promise<void> => {
+  clearTimeout(spare.timer)
   await spare.making
   await opened.server?.stop().catch(() => {})
   await opened.db?.close().catch(() => {})
@@ -124,7 +131,7 @@ const shutdown = async (): Promise<void> => {
 const started = open().then(
   (ready) => {
     post(ready)
-    makeSpare()
+    makeSpareLater()
   },
   async (error: unknown) => {
     await shutdown()

@@ -48,7 +48,7 @@ describe("the template's spare copy", () => {
       expect(opened).toEqual({ origin: "template-spare", goneAtOnce: true, rows: [{ one: 1 }], remade: true })
       fs.rmSync(spare, { recursive: true })
       const reopened = yield* Effect.gen(function*() {
-        yield* Effect.sleep("1 second") // a new directory's start would have made one by now
+        yield* Effect.sleep("1500 millis") // longer than a new directory's start waits before it makes one
         return (yield* EmbeddedPglite).origin
       }).pipe(Effect.provide(pgliteLayer({ dataDir, template })))
       expect(reopened).toBe("existing")
