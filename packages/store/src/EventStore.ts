@@ -83,19 +83,18 @@ export class EventStore extends Context.Tag("@sandnet/store/EventStore")<EventSt
   ): Layer.Layer<EventStore | EmbeddedPglite, StorageError | StoreConfigError | PgliteStartupError> => {
     // A new data directory of the default schema starts from the migrated template when there is one.
     const migrated = options.template === undefined && (options.schema ?? DEFAULT_SCHEMA) === DEFAULT_SCHEMA ? existingMigratedTemplate() : undefined
-    const database = pgliteLayer(migrated === undefined ? options : { ...options, template: migrated })
-    // The mirror is made (and its file read) beside the database's opening, not after it.
-    const file = mirrorFile(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR), options.schema ?? DEFAULT_SCHEMA)
-    const mirror = Layer.sync(MirrorOfJournals, () => makeJournalMirror(file))
-    const store = Layer.scoped(EventStore, Effect.flatMap(MirrorOfJournals, (m) => makeSqlStore(options, m))).pipe(
-      Layer.provide(Layer.merge(database, mirror))
-    )
-    return Layer.mergeAll(
-      store,
-      Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database)),
-      pgliteCheckpoints(options.checkpointInterval ?? "1 second").pipe(Layer.provide(Layer.merge(store, database)))
-    )
+    return embeddedStore(options, pgliteLayer(migrated === undefined ? options : { ...options, template: migrated }))
   }
+
+  /**
+   * The embedded store on a PGlite database that is open already (in context): its journal mirror
+   * (in `dataDir`, by schema), the SQL store on `schema`, the periodic checkpoint. Several schemas
+   * can share one database this way (the behavioural tests: one PGlite for the file, not one per test).
+   */
+  static readonly onPglite = (
+    options: EmbeddedOptions = {}
+  ): Layer.Layer<EventStore | EmbeddedPglite, StorageError | StoreConfigError, EmbeddedPglite | PgClient.PgClient | SqlClient> =>
+    embeddedStore(options, Layer.context<EmbeddedPglite | PgClient.PgClient | SqlClient>())
 
   /** A PostgreSQL server; give every node process its own `schema`. */
   static readonly postgres = (
@@ -137,6 +136,24 @@ export const migratedTemplateDir = (base: string = defaultTemplateDir()): string
  */
 const MIGRATED_TEMPLATE_VARIANT = "postgres-only"
 const UNUSED_DATABASES = ["template0", "template1"] as const
+
+/** The SQL store with its journal mirror and the periodic checkpoint, on `database` (built once: layers are memoized). */
+const embeddedStore = <E, R>(
+  options: EmbeddedOptions,
+  database: Layer.Layer<EmbeddedPglite | PgClient.PgClient | SqlClient, E, R>
+): Layer.Layer<EventStore | EmbeddedPglite, E | StorageError | StoreConfigError, R> => {
+  // The mirror is made (and its file read) beside the database's opening, not after it.
+  const file = mirrorFile(path.resolve(options.dataDir ?? DEFAULT_DATA_DIR), options.schema ?? DEFAULT_SCHEMA)
+  const mirror = Layer.sync(MirrorOfJournals, () => makeJournalMirror(file))
+  const store = Layer.scoped(EventStore, Effect.flatMap(MirrorOfJournals, (m) => makeSqlStore(options, m))).pipe(
+    Layer.provide(Layer.merge(database, mirror))
+  )
+  return Layer.mergeAll(
+    store,
+    Layer.effect(EmbeddedPglite, EmbeddedPglite).pipe(Layer.provide(database)),
+    pgliteCheckpoints(options.checkpointInterval ?? "1 second").pipe(Layer.provide(Layer.merge(store, database)))
+  )
+}
 
 /** The template a new data directory of the default schema starts from: the migrated one when there is one. */
 export const newDataDirTemplate = (): string => existingMigratedTemplate() ?? defaultTemplateDir()

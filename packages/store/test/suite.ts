@@ -22,7 +22,15 @@ const entry = (stream: string, seq: number, body: unknown = { stream, seq }, kin
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
-export const behaviouralSuite = (name: string, newTarget: () => Effect.Effect<Target, unknown>) => {
+/**
+ * `newRestartTarget` gives the restart test's target when it differs (PGlite: the other tests share
+ * one database, a schema each; the restart closes and reopens PGlite itself).
+ */
+export const behaviouralSuite = (
+  name: string,
+  newTarget: () => Effect.Effect<Target, unknown>,
+  newRestartTarget: () => Effect.Effect<Target, unknown> = newTarget
+) => {
   const withStore = <A, E>(f: (store: EventStore["Type"]) => Effect.Effect<A, E>) =>
     Effect.gen(function*() {
       const target = yield* newTarget()
@@ -279,7 +287,7 @@ export const behaviouralSuite = (name: string, newTarget: () => Effect.Effect<Ta
 
     it.live("keeps everything across a restart of the layer", () =>
       Effect.gen(function*() {
-        const target = yield* newTarget()
+        const target = yield* newRestartTarget()
         const session = <A, E>(f: (store: EventStore["Type"]) => Effect.Effect<A, E>) =>
           Effect.flatMap(EventStore, f).pipe(Effect.provide(target.layer))
 
