@@ -164,7 +164,12 @@ const takeTemplateSpare = async (template: string, pgdata: string): Promise<bool
 export const makeTemplateSpare = async (template: string): Promise<boolean> => {
   const spare = templateSpareDir(template)
   if (exists(path.join(spare, "PG_VERSION"))) return false
-  if (exists(spare)) await fsp.rm(spare, { recursive: true, force: true })
+  // Something that is no data directory stands in the way: moved aside before it is removed, so that
+  // a spare another process put there meanwhile, and a start may be taking, is never removed file by file.
+  if (exists(spare)) {
+    const aside = spare + tmpSuffix()
+    await fsp.rename(spare, aside).then(() => fsp.rm(aside, { recursive: true, force: true }), () => {})
+  }
   await removeDeadCopies(spare)
   const tmp = spare + tmpSuffix()
   try {
