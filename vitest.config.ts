@@ -7,22 +7,25 @@ import { BaseSequencer, type TestSpecification } from "vitest/node"
 // the two workers finish together. vitest orders files by their last duration, but only from its
 // cache (node_modules/.vite), which a fresh checkout lacks: then it starts the largest files first,
 // and the docs' tests (small files, long runs) came last.
-// By their durations in a whole-suite run of 2026-11-29 17:07 (longest first; every file of 8 s or
-// more: one that was left out then, pglite.test.ts at 18 s, started last and ran 10 s after the
-// other worker had finished; it and code-cache.test.ts have since shrunk to 5 s).
+// The order of 2026-11-28 (by that day's durations, the browser's flows beside the documents' commands),
+// then every other file of 8 s or more in a whole-suite run of 2026-11-29, longest first (one left
+// out then, pglite.test.ts at 18 s, had started last and run 10 s past the other worker's end; it has
+// since shrunk to 5 s). Ordered by duration alone, the documents' three files started side by side
+// and each spawned its simulations beside the other's: docs-commands-scenarios took 36 to 52 s in
+// five runs against 21 to 23 s in this order.
 const LONGEST = [
-  "packages/cli/test/docs-commands.test.ts",
-  "packages/cli/test/docs-commands-economy.test.ts",
   "packages/web/test/flows.test.ts",
-  "packages/cli/test/docs-commands-scenarios.test.ts",
-  "packages/cli/test/cluster.test.ts",
+  "packages/cli/test/docs-commands.test.ts",
   "packages/store/test/pglite-node.test.ts",
   "packages/web/test/pages.test.ts",
-  "packages/cli/test/crash.test.ts",
+  "packages/cli/test/docs-commands-economy.test.ts",
+  "packages/cli/test/docs-commands-scenarios.test.ts",
+  "packages/web/test/localnet.test.ts",
+  "packages/cli/test/cluster.test.ts",
   "packages/cli/test/storage-commands.test.ts",
+  "packages/cli/test/crash.test.ts",
   "packages/sim/test/economy.test.ts",
   "packages/cli/test/command-line.test.ts",
-  "packages/web/test/localnet.test.ts",
   "packages/cli/test/simulation-heap.test.ts",
   "packages/sim/test/swarm-crash.test.ts",
   "packages/sim/test/determinism.test.ts"
