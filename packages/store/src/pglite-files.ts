@@ -9,7 +9,7 @@
  * Beside a template waits its spare copy (`<template>.spare`, a complete PGDATA): a new data
  * directory takes it with one rename instead of copying the template's files on the start's critical
  * path (393 files, 16 MB: 100 to 220 ms of a 1.1 s start on a 2-core VM, the thread's timeline of
- * 2026-11-29), and the start that took it copies the next one once it is serving.
+ * 2026-11-29), and the start that took it copies the next one a second after it is ready.
  */
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"

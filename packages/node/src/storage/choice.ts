@@ -2,7 +2,7 @@
  * Which store a node runs on (memory, embedded PGlite, a PostgreSQL server in the node's own
  * schema), the EventStore layer for it and what the node says about it when ready.
  */
-import { EmbeddedPglite, EventStore, type PgliteStartupError, type StorageError, type StoreConfigError, validateSchema } from "@sandnet/store"
+import { EmbeddedPglite, EventStore, type PgliteOrigin, type PgliteStartupError, type StorageError, type StoreConfigError, validateSchema } from "@sandnet/store"
 import { Context, Effect, Layer } from "effect"
 import * as os from "node:os"
 import { lockPostgresSchema } from "./schema-lock.ts"
@@ -39,6 +39,15 @@ export const schemaForNode = (nodeName: string): string => {
 
 const redactUrl = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")
 
+/** How the ready lines name where a PGlite data directory came from. */
+const ORIGIN_TEXT: Record<PgliteOrigin, string> = {
+  existing: "reopened",
+  initdb: "initialised",
+  template: "new, from the template",
+  "template-created": "new, from the template",
+  "template-spare": "new, from the template's spare copy"
+}
+
 /** The EventStore (and what to print about it) for a storage choice. */
 export const storageLayer = (
   choice: StorageChoice
@@ -53,7 +62,7 @@ export const storageLayer = (
         Layer.effect(
           StorageInfo,
           Effect.map(EmbeddedPglite, (info) => ({
-            text: `PGlite in ${info.dataDir} (${info.origin === "existing" ? "reopened" : info.origin === "initdb" ? "initialised" : info.origin === "template-spare" ? "new, from the template's spare copy" : "new, from the template"}, ${(info.timings.totalMs / 1000).toFixed(2)} s${info.startedEarly ? "; its thread started with the process" : ""})`
+            text: `PGlite in ${info.dataDir} (${ORIGIN_TEXT[info.origin]}, ${(info.timings.totalMs / 1000).toFixed(2)} s${info.startedEarly ? "; its thread started with the process" : ""})`
           }))
         ).pipe(Layer.provide(store))
       )
