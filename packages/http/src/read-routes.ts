@@ -26,6 +26,7 @@ import { outbound, type NameTable } from "./dialect/index.ts"
 import { MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { routePath, type Surface } from "./surface.ts"
 import type { RequestLog } from "./web/request-log.ts"
+import { answerWrite, type WriteDeps, type WriteRoute } from "./write-routes.ts"
 
 /** What a reader is given: the path parameters (as the router names them) and the token's user (wallet routes; "" elsewhere). */
 export interface ReadRequest {
@@ -49,7 +50,7 @@ export const readRoute = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEnd
   read
 })
 
-/** What the read table needs of the node: its runtime, the token checks, the dialect, the request log, the time. */
+/** What the read table's reads need of the node: its runtime, the token checks, the dialect, the request log, the time. */
 export interface ReadDeps {
   readonly runtime: NodeRuntimeService
   readonly authenticator: AuthenticatorService
@@ -65,22 +66,25 @@ export interface ReadDeps {
  */
 export interface LazyReadRoutes {
   readonly root: `/${string}/`
-  readonly load: () => Promise<ReadonlyArray<ReadRoute>>
+  readonly load: () => Promise<ReadonlyArray<ReadRoute | WriteRoute>>
 }
 
-/** The read routes of a table: given, or loaded with their surfaces. */
-export type ReadRoutes = ReadonlyArray<ReadRoute | LazyReadRoutes>
+/** The read routes of a table, and its write routes (write-routes.ts): given, or loaded with their surfaces. */
+export type ReadRoutes = ReadonlyArray<ReadRoute | WriteRoute | LazyReadRoutes>
 
 /** Answers the request (now or once committed) and returns true, or returns false: it is the Effect path's. */
 export type ReadTable = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => boolean
 
-interface Compiled {
-  readonly route: ReadRoute
+interface Compiled<R extends { readonly path: `/${string}` }> {
+  readonly route: R
   /** Each segment: a literal, or the name of a path parameter (`:name`). */
   readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly param: string }>
 }
 
-const compile = (route: ReadRoute): Compiled => ({
+const isRead = (route: ReadRoute | WriteRoute | LazyReadRoutes): route is ReadRoute => "read" in route
+const isWrite = (route: ReadRoute | WriteRoute | LazyReadRoutes): route is WriteRoute => "handle" in route
+
+const compile = <R extends { readonly path: `/${string}` }>(route: R): Compiled<R> => ({
   route,
   segments: route.path
     .split("/")
@@ -88,7 +92,10 @@ const compile = (route: ReadRoute): Compiled => ({
     .map((segment) => (segment.startsWith(":") ? { param: segment.slice(1) } : { literal: segment }))
 })
 
-const matchPath = (table: ReadonlyArray<Compiled>, path: string): { readonly compiled: Compiled; readonly params: Record<string, string> } | undefined => {
+const matchPath = <R extends { readonly path: `/${string}` }>(
+  table: ReadonlyArray<Compiled<R>>,
+  path: string
+): { readonly compiled: Compiled<R>; readonly params: Record<string, string> } | undefined => {
   const segments = path.split("/").slice(1)
   for (const compiled of table) {
     if (compiled.segments.length !== segments.length) continue
@@ -105,21 +112,34 @@ const matchPath = (table: ReadonlyArray<Compiled>, path: string): { readonly com
   return undefined
 }
 
-/** The read table of `routes`: the node's request listener asks it before the Effect path. */
-export const makeReadTable = (routes: ReadRoutes, deps: ReadDeps): ReadTable => {
-  let table: ReadonlyArray<Compiled> = routes.filter((r): r is ReadRoute => "path" in r).map(compile)
+/**
+ * The read table of `routes`: the node's request listener asks it before the Effect path, for a GET
+ * (read routes) and for a POST (write routes, write-routes.ts).
+ */
+export const makeReadTable = (routes: ReadRoutes, deps: WriteDeps): ReadTable => {
+  let table: ReadonlyArray<Compiled<ReadRoute>> = routes.filter(isRead).map(compile)
+  let writes: ReadonlyArray<Compiled<WriteRoute>> = routes.filter(isWrite).map(compile)
   let pending = routes.filter((r): r is LazyReadRoutes => "load" in r)
   /** Loads the routes of the surface `url` is under, once (routes that cannot load stay out: the Effect path answers). */
   const loadUnder = (url: string): void => {
     const due = pending.filter((lazy) => url.startsWith(lazy.root))
     if (due.length === 0) return
     pending = pending.filter((lazy) => !due.includes(lazy))
-    for (const lazy of due) lazy.load().then((loaded) => void (table = [...table, ...loaded.map(compile)]), () => undefined)
+    for (const lazy of due) {
+      lazy.load().then((loaded) => {
+        table = [...table, ...loaded.filter(isRead).map(compile)]
+        writes = [...writes, ...loaded.filter(isWrite).map(compile)]
+      }, () => undefined)
+    }
   }
   return (request, response, fallback) => {
     const url = request.url ?? ""
-    if (request.method !== "GET" || /[?#%]/.test(url)) return false
+    if ((request.method !== "GET" && request.method !== "POST") || /[?#%]/.test(url)) return false
     if (pending.length > 0) loadUnder(url)
+    if (request.method === "POST") {
+      const matched = matchPath(writes, url)
+      return matched !== undefined && answerWrite(matched.compiled.route, matched.params, request, response, deps, fallback)
+    }
     if (request.headers.host === undefined || request.headers.upgrade !== undefined) return false
     const matched = matchPath(table, url)
     if (matched === undefined) return false

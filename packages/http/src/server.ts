@@ -126,7 +126,7 @@ export const NodeRoutes = mergeRoutes(
  */
 export const NodeReadRoutes: ReadRoutes = [
   { root: "/api/scan/", load: () => import("./scan/index.ts").then((m) => m.ScanReadRoutes) },
-  { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => m.WalletReadRoutes) }
+  { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes]) }
 ]
 
 /** Wraps the whole app, before routing (e.g. a Host check). */
@@ -162,6 +162,8 @@ const readTableOf = (settings: HttpNodeSettings, options: ServeOptions) =>
     const clock = yield* Effect.clock
     return makeReadTable(reads, {
       runtime: runtime.value,
+      runtimeOfServer: yield* Effect.runtime<never>(),
+      maxRequestBytes: settings.maxRequestBytes,
       authenticator: yield* Authenticator,
       authSettings: yield* AuthConfig,
       names: yield* Dialect,

@@ -214,6 +214,10 @@ const normalizeQuery = (
  */
 export const MAX_DRAINED_BYTES = 64 * 1024 * 1024
 
+/** Bodies read before the Effect path took their request: a write route (write-routes.ts) leaving it one hands it over. */
+const handedOver = new WeakMap<IncomingMessage, Uint8Array>()
+export const handOverBody = (request: IncomingMessage, body: Uint8Array): void => void handedOver.set(request, body)
+
 /**
  * Reads the body, refusing more than `limit` bytes: known from Content-Length, or while counting a
  * chunked body. An oversized body is drained (read, not collected) up to `MAX_DRAINED_BYTES`
@@ -234,6 +238,8 @@ const readBytes = (
       Effect.mapError(() => new PayloadTooLarge({ limit }))
     )
   }
+  const body = handedOver.get(source)
+  if (body !== undefined) return body.length > limit ? Effect.fail(new PayloadTooLarge({ limit })) : Effect.succeed(body)
   return Effect.async<Uint8Array, HandlerError>((resume) => {
     const chunks: Array<Buffer> = []
     let size = 0

@@ -19,6 +19,9 @@ import type { Outcome, WalletError } from "@sandnet/engine"
 import { Effect } from "effect"
 import { annotateEndpoint, bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 import { readRoute, type ReadRoute } from "../read-routes.ts"
+import { writeRoute, type WriteInput, type WriteRoute } from "../write-routes.ts"
+import type { AuthenticatedSubject } from "../auth.ts"
+import type { HandlerError } from "../errors.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
 import {
   checkUserName,
@@ -201,13 +204,28 @@ const read = <A>(f: (view: WalletView, user: string) => Effect.Effect<A, WalletE
 const command = <A>(f: (view: WalletView, user: string) => Effect.Effect<Outcome<A>, WalletError>) =>
   Effect.flatMap(walletUser, (user) => walletCommand((view) => f(view, user)))
 
+/** The wallet's commands that are write routes too (write-routes.ts), made by `bindCommand`. */
+const commandWriteRoutes: Array<WriteRoute> = []
+
+/**
+ * Binds a wallet command and declares it a write route with the same handler: the node answers a
+ * plain request of a known caller without the platform's request pipeline, and `bind` everything else.
+ */
+const bindCommand = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(
+  endpoint: E,
+  handler: (request: WriteInput<E>) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<E>, HandlerError, AuthenticatedSubject>
+) => {
+  commandWriteRoutes.push(writeRoute(w, endpoint, handler))
+  return bind(w, endpoint, handler)
+}
+
 const notOnboarded = { party_id: "", user_onboarded: false, user_wallet_installed: false, has_featured_app_right: false }
 
 const WalletHandlers = mergeRoutes(
-  bind(w, CreateTransferOffer, ({ payload }) => command((view, user) => view.node.createTransferOffer(user, payload))),
+  bindCommand(CreateTransferOffer, ({ payload }) => command((view, user) => view.node.createTransferOffer(user, payload))),
   bind(w, ListTransferOffers, () => read((view, user) => view.wallet.listTransferOffers(user))),
   bind(w, GetTransferOfferStatus, ({ path }) => read((view, user) => view.wallet.getTransferOfferStatus(user, path.tracking_id))),
-  bind(w, CreateBuyTrafficRequest, ({ payload }) => command((view, user) => view.node.createBuyTrafficRequest(user, payload))),
+  bindCommand(CreateBuyTrafficRequest, ({ payload }) => command((view, user) => view.node.createBuyTrafficRequest(user, payload))),
   bind(w, GetBuyTrafficRequestStatus, ({ path }) => read((view, user) => view.wallet.getBuyTrafficRequestStatus(user, path.tracking_id))),
   bind(w, GetUserStatus, () =>
     read((view, user) => Effect.catchTag(view.wallet.userStatus(user), "WalletNotFound", () => Effect.succeed(notOnboarded)))
@@ -218,25 +236,25 @@ const WalletHandlers = mergeRoutes(
     read((view, user) => Effect.map(view.wallet.listHoldings(user), (h) => ({ amulets: h.coins, locked_amulets: h.locked_coins })))
   ),
   bind(w, ListTransactions, ({ payload }) => read((view, user) => view.wallet.listTransactions(user, payload))),
-  bind(w, AcceptTransferOfferBody, ({ payload }) => command((view, user) => view.node.acceptTransferOffer(user, payload.contract_id))),
-  bind(w, RejectTransferOfferBody, ({ payload }) => command((view, user) => view.node.rejectTransferOffer(user, payload.contract_id))),
-  bind(w, WithdrawTransferOfferBody, ({ payload }) => command((view, user) => view.node.withdrawTransferOffer(user, payload.contract_id))),
-  bind(w, AcceptTransferOffer, ({ path }) => command((view, user) => view.node.acceptTransferOffer(user, path.contract_id))),
-  bind(w, RejectTransferOffer, ({ path }) => command((view, user) => view.node.rejectTransferOffer(user, path.contract_id))),
-  bind(w, WithdrawTransferOffer, ({ path }) => command((view, user) => view.node.withdrawTransferOffer(user, path.contract_id))),
+  bindCommand(AcceptTransferOfferBody, ({ payload }) => command((view, user) => view.node.acceptTransferOffer(user, payload.contract_id))),
+  bindCommand(RejectTransferOfferBody, ({ payload }) => command((view, user) => view.node.rejectTransferOffer(user, payload.contract_id))),
+  bindCommand(WithdrawTransferOfferBody, ({ payload }) => command((view, user) => view.node.withdrawTransferOffer(user, payload.contract_id))),
+  bindCommand(AcceptTransferOffer, ({ path }) => command((view, user) => view.node.acceptTransferOffer(user, path.contract_id))),
+  bindCommand(RejectTransferOffer, ({ path }) => command((view, user) => view.node.rejectTransferOffer(user, path.contract_id))),
+  bindCommand(WithdrawTransferOffer, ({ path }) => command((view, user) => view.node.withdrawTransferOffer(user, path.contract_id))),
   bind(w, ListAcceptedTransferOffers, () => read((view, user) => view.wallet.listAcceptedTransferOffers(user))),
-  bind(w, Tap, ({ payload }) => command((view, user) => view.node.tap(user, payload))),
+  bindCommand(Tap, ({ payload }) => command((view, user) => view.node.tap(user, payload))),
   bind(w, SelfGrantFeaturedAppRight, () => command((view, user) => view.node.selfGrantFeaturedAppRight(user))),
   bind(w, ListAppRewardCoupons, () => read((view, user) => view.wallet.listAppRewardCoupons(user))),
   bind(w, ListValidatorRewardCoupons, () => read((view, user) => view.wallet.listValidatorRewardCoupons(user))),
   bind(w, ListValidatorLivenessActivityRecords, () => read((view, user) => view.wallet.listValidatorLivenessActivityRecords(user))),
   bind(w, CreateTransferPreapproval, () => Effect.mapError(command((view, user) => view.node.createTransferPreapproval(user)), namingExistingPreapproval)),
-  bind(w, TransferPreapprovalSend, ({ payload }) => command((view, user) => view.node.transferPreapprovalSend(user, payload))),
-  bind(w, CreateTokenStandardTransfer, ({ payload }) => command((view, user) => view.node.createTokenStandardTransfer(user, payload))),
+  bindCommand(TransferPreapprovalSend, ({ payload }) => command((view, user) => view.node.transferPreapprovalSend(user, payload))),
+  bindCommand(CreateTokenStandardTransfer, ({ payload }) => command((view, user) => view.node.createTokenStandardTransfer(user, payload))),
   bind(w, ListTokenStandardTransfers, () => read((view, user) => view.wallet.listTokenStandardTransfers(user))),
-  bind(w, AcceptTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "accept"))),
-  bind(w, RejectTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "reject"))),
-  bind(w, WithdrawTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "withdraw"))),
+  bindCommand(AcceptTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "accept"))),
+  bindCommand(RejectTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "reject"))),
+  bindCommand(WithdrawTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "withdraw"))),
   bind(w, ListMintingDelegationProposals, ({ urlParams }) => read((view, user) => view.wallet.listMintingDelegationProposals(user, urlParams))),
   bind(w, AcceptMintingDelegationProposal, ({ path }) =>
     command((view, user) =>
@@ -287,3 +305,6 @@ export const WalletReadRoutes: ReadonlyArray<ReadRoute> = [
   readRoute(w, ListAcceptedTransferOffers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listAcceptedTransferOffers(user))),
   readRoute(w, ListTokenStandardTransfers, ({ user }, engine) => walletReadNow(engine, (view) => view.node.listTokenStandardTransfers(user)))
 ]
+
+/** The wallet's commands answered without the platform's request pipeline (write-routes.ts); any other request goes to `WalletRoutes`. */
+export const WalletWriteRoutes: ReadonlyArray<WriteRoute> = commandWriteRoutes

@@ -1,0 +1,180 @@
+/**
+ * The write routes (write-routes.ts) answer as the Effect path: one node runtime and one user
+ * management served twice, by a listener that asks the table of read and write routes first and by
+ * one without it. The same command on both must give the same status, content type, length and
+ * body, a success from the write route (counted) and every failure of the handler rendered as the
+ * Effect path renders it; a request a write route leaves (a body that is not JSON or not what the
+ * endpoint takes, no content type, a query string, an unknown token, an oversized body) is answered
+ * by the Effect path, the body it read handed over.
+ */
+import { Effect, Exit, Layer, Scope, type Context } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Node from "@sandnet/node"
+import * as Http from "../src/index.ts"
+import { Admin } from "../src/engine-admin.ts"
+import type { ReadRoutes } from "../src/read-routes.ts"
+import type { WriteRoute } from "../src/write-routes.ts"
+import { adminToken, call, devToken } from "./support.ts"
+import { START } from "./wallet-support.ts"
+
+let scope: Scope.CloseableScope
+let fast = ""
+let slow = ""
+/** Commands the write routes ran. */
+let handled = 0
+let alice = ""
+let bob = ""
+let bobParty = ""
+let aliceParty = ""
+
+const counted = (route: WriteRoute): WriteRoute => ({ ...route, handle: (input) => Effect.suspend(() => (handled++, route.handle(input))) })
+
+/** The node's read and write routes, the wallet's write routes counted. */
+const countedRoutes: ReadRoutes = [
+  {
+    root: "/api/validator/",
+    load: () => import("../src/wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes.map(counted)])
+  }
+]
+
+const listen = async (base: Context.Context<Node.NodeRuntime | Admin.UserManagement>, options: Http.ServeOptions) => {
+  const layer = Layer.fresh(Http.serve(Http.NodeRoutes, { http: { port: 0, logRequests: false, maxRequestBytes: 4096 }, ...options })).pipe(
+    Layer.provide(Layer.succeedContext(base))
+  )
+  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+  return Effect.runSync(Effect.provide(Http.baseUrl, context))
+}
+
+const wallet = (base: string, path: string) => `${base}/api/validator/v0${path}`
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  const shared = Layer.merge(
+    Node.nodeRuntimeLayer({ clock: { _tag: "manual", start: START }, tickIntervalMillis: 20, wallets: true, automation: true }),
+    Admin.UserManagement.layerMemory()
+  )
+  const base = await Effect.runPromise(Layer.buildWithScope(shared, scope))
+  slow = await listen(base, {})
+  fast = await listen(base, { reads: countedRoutes })
+  const admin = await adminToken()
+  alice = await devToken("alice")
+  bob = await devToken("bob")
+  aliceParty = ((await call(wallet(slow, "/admin/users"), { token: admin, body: { name: "alice" } })).json as { party_id: string }).party_id
+  bobParty = ((await call(wallet(slow, "/admin/users"), { token: admin, body: { name: "bob" } })).json as { party_id: string }).party_id
+  expect((await call(wallet(slow, "/wallet/tap"), { token: alice, body: { amount: "1000" } })).status).toBe(200)
+  // the fast listener knows both tokens (a token is verified once, on the Effect path)
+  for (const token of [alice, bob]) expect((await call(wallet(fast, "/wallet/balance"), { token })).status).toBe(200)
+}, 120_000)
+
+afterAll(async () => {
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+interface Answer {
+  readonly status: number
+  readonly contentType: string
+  readonly contentLength: string
+  readonly text: string
+}
+
+const post = async (url: string, token: string | undefined, body?: string, headers: Record<string, string> = { "content-type": "application/json" }): Promise<Answer> => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : headers) },
+    ...(body === undefined ? {} : { body })
+  })
+  const text = await response.text()
+  return { status: response.status, contentType: response.headers.get("content-type") ?? "", contentLength: response.headers.get("content-length") ?? "", text }
+}
+
+/** The same request on both listeners; how many commands the write routes ran for the fast one. */
+const bothWays = async (path: string, token: string | undefined, body?: string, headers?: Record<string, string>) => {
+  const viaEffect = await post(wallet(slow, path), token, body, headers)
+  const before = handled
+  const viaWrites = await post(wallet(fast, path), token, body, headers)
+  return { viaEffect, viaWrites, fromWriteRoutes: handled - before }
+}
+
+const same = (ways: { readonly viaEffect: Answer; readonly viaWrites: Answer }) => expect(ways.viaWrites).toEqual(ways.viaEffect)
+
+const offer = (trackingId: string, receiver = bobParty) =>
+  JSON.stringify({ receiver_party_id: receiver, amount: "1", description: "write routes", expires_at: START + 3_600_000_000, tracking_id: trackingId })
+
+const offerIdOf = (answer: Answer): string => (JSON.parse(answer.text) as { offer_contract_id: string }).offer_contract_id
+
+describe("write routes answer as the Effect path", () => {
+  it("an offer (W1): created by the write route, 200 and its contract id; the same tracking id again is the same 409 both ways", async () => {
+    const created = await bothWays("/wallet/transfer-offers", alice, offer("w-1"))
+    expect(created.viaEffect.status).toBe(200)
+    expect(created.fromWriteRoutes).toBe(1)
+    // another tracking id on the fast listener: a new offer, answered in the same shape
+    const second = await post(wallet(fast, "/wallet/transfer-offers"), alice, offer("w-2"))
+    expect({ ...second, text: "" }).toEqual({ ...created.viaEffect, text: "" })
+    expect(offerIdOf(second)).toMatch(/^00[0-9a-f]+$/)
+    expect(offerIdOf(second)).not.toBe(offerIdOf(created.viaEffect))
+    const again = await bothWays("/wallet/transfer-offers", alice, offer("w-1"))
+    expect(again.viaEffect.status).toBe(409)
+    expect(again.fromWriteRoutes).toBe(1)
+    same(again)
+  })
+
+  it("a command the engine refuses: an offer to oneself (400), a user without a wallet (404), an unknown contract (404)", async () => {
+    const toSelf = await bothWays("/wallet/transfer-offers", alice, offer("w-self", aliceParty))
+    expect(toSelf.viaEffect.status).toBe(400)
+    same(toSelf)
+    const carol = await devToken("carol")
+    await post(wallet(fast, "/wallet/transfer-offers"), carol, offer("w-carol"))
+    const stranger = await bothWays("/wallet/transfer-offers", carol, offer("w-carol"))
+    expect(stranger.viaEffect.status).toBe(404)
+    expect(stranger.fromWriteRoutes).toBe(1)
+    same(stranger)
+    const unknown = await bothWays(`/wallet/transfer-offers/00${"ab".repeat(33)}/accept`, bob)
+    expect(unknown.viaEffect.status).toBeGreaterThanOrEqual(400)
+    expect(unknown.viaEffect.status).toBeLessThan(500)
+    expect(unknown.fromWriteRoutes).toBe(1)
+    same(unknown)
+  })
+
+  it("commands without a body and without an answer: an accept by path (200, JSON) and a reject by body (200, empty)", async () => {
+    const viaEffect = await post(wallet(slow, "/wallet/transfer-offers"), alice, offer("w-accept-1"))
+    const viaWrites = await post(wallet(fast, "/wallet/transfer-offers"), alice, offer("w-accept-2"))
+    const before = handled
+    const accepted = [
+      await post(wallet(slow, `/wallet/transfer-offers/${offerIdOf(viaEffect)}/accept`), bob),
+      await post(wallet(fast, `/wallet/transfer-offers/${offerIdOf(viaWrites)}/accept`), bob)
+    ]
+    expect(handled - before).toBe(1)
+    expect(accepted.map((a) => a.status)).toEqual([200, 200])
+    expect(accepted[1]!.contentType).toBe(accepted[0]!.contentType)
+    expect(Object.keys(JSON.parse(accepted[1]!.text) as object)).toEqual(Object.keys(JSON.parse(accepted[0]!.text) as object))
+    const toReject = [await post(wallet(slow, "/wallet/transfer-offers"), alice, offer("w-reject-1")), await post(wallet(slow, "/wallet/transfer-offers"), alice, offer("w-reject-2"))]
+    const rejectedBefore = handled
+    const rejected = [
+      await post(wallet(slow, "/wallet/transfer-offers/reject"), bob, JSON.stringify({ contract_id: offerIdOf(toReject[0]!) })),
+      await post(wallet(fast, "/wallet/transfer-offers/reject"), bob, JSON.stringify({ contract_id: offerIdOf(toReject[1]!) }))
+    ]
+    expect(handled - rejectedBefore).toBe(1)
+    expect(rejected[0]!.status).toBe(200)
+    expect(rejected[1]).toEqual(rejected[0])
+  })
+
+  it("requests it leaves to the Effect path: not JSON, not the endpoint's body, no content type, a query string, an unknown token, too large", async () => {
+    const cases: ReadonlyArray<readonly [string, string | undefined, string | undefined, Record<string, string>?]> = [
+      ["/wallet/transfer-offers", alice, "{not json"],
+      ["/wallet/transfer-offers", alice, JSON.stringify({ receiver_party_id: bobParty, amount: "one" })],
+      ["/wallet/transfer-offers", alice, "   "],
+      ["/wallet/transfer-offers", alice, offer("w-plain"), { "content-type": "text/plain" }],
+      ["/wallet/transfer-offers?x=1", alice, offer("w-1")],
+      ["/wallet/transfer-offers", await devToken("dave"), offer("w-dave")],
+      ["/wallet/transfer-offers", undefined, offer("w-none")],
+      ["/wallet/transfer-offers", alice, JSON.stringify({ description: "x".repeat(5000) })],
+      ["/wallet/transfer-offers/reject", bob, JSON.stringify({ contract_id: 7 })]
+    ]
+    for (const [path, token, body, headers] of cases) {
+      const ways = await bothWays(path, token, body, headers)
+      expect(ways.fromWriteRoutes, `${path} ${body?.slice(0, 40)}`).toBe(0)
+      expect(ways.viaEffect.status, `${path} ${body?.slice(0, 40)}`).toBeGreaterThanOrEqual(400)
+      same(ways)
+    }
+  })
+})
