@@ -25,7 +25,7 @@ import { HttpApiSchema, type HttpApiEndpoint } from "@effect/platform"
 import { NodeRuntime } from "@sandnet/node"
 import { Cause, Context, Effect, Either, Exit, Runtime, Schema } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { AuthenticatedSubject, AuthenticatedUser, bearerTokenOf } from "./auth.ts"
+import { AuthenticatedSubject, AuthenticatedUser, bearerTokenOf, type KnownCaller } from "./auth.ts"
 import { inbound, outbound } from "./dialect/index.ts"
 import { describeCause, InvalidRequest, renderText, type HandlerError } from "./errors.ts"
 import type { ReadDeps } from "./read-routes.ts"
@@ -125,6 +125,52 @@ const parsedBody = (bytes: Uint8Array): unknown => {
   }
 }
 
+/** How a write route's request is answered: its success or failure written, and recorded in the request log. */
+interface Answering {
+  readonly answer: (status: number, contentType: string | undefined, body: string) => void
+  readonly fail: (cause: Cause.Cause<HandlerError>) => void
+}
+
+const answering = (route: WriteRoute, request: IncomingMessage, response: ServerResponse, deps: WriteDeps, started: number): Answering => {
+  const answer = (status: number, contentType: string | undefined, body: string) => {
+    if (contentType === undefined) response.writeHead(status)
+    else response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) })
+    response.end(body)
+    deps.log.record({ at: new Date(started).toISOString(), method: "POST", path: request.url ?? "", status, millis: deps.nowMillis() - started })
+  }
+  const fail = (cause: Cause.Cause<HandlerError>) => {
+    // as the Effect path (surface.ts's handleEndpoint): a defect is logged, and answered as a 500 in the surface's shape
+    if (!Cause.isFailType(cause)) Runtime.runFork(deps.runtimeOfServer)(Effect.logError("request failed with a defect", cause))
+    const rendered = renderText(route.surface.name, describeCause(cause))
+    answer(rendered.status, rendered.contentType, rendered.body)
+  }
+  return { answer, fail }
+}
+
+/** Runs the route's handler for `caller` on the server's runtime (refused while the node shuts down) and answers. */
+const runWrite = (route: WriteRoute, input: { readonly path?: unknown; readonly payload?: unknown }, caller: KnownCaller, deps: WriteDeps, answers: Answering) => {
+  const subject = Context.make(AuthenticatedSubject, caller.subject).pipe(Context.add(NodeRuntime, deps.runtime))
+  // as `bind` provides them: the wallet's user only when it exists (wallet handlers read it as an option)
+  const services = (caller.access === undefined ? subject : Context.add(subject, AuthenticatedUser, caller.access)) as Context.Context<WriteProvided>
+  const handled = Effect.flatMap(deps.runtime.shuttingDown, (down) => (down ? Effect.fail<HandlerError>(nodeShuttingDown()) : route.handle(input))).pipe(
+    Effect.provide(services)
+  )
+  Runtime.runCallback(deps.runtimeOfServer)(handled, {
+    onExit: (exit) => {
+      if (Exit.isFailure(exit)) return answers.fail(exit.cause)
+      if (route.empty) return answers.answer(route.status, undefined, "")
+      let json: string
+      try {
+        json = JSON.stringify(outbound(deps.names, route.encode(exit.value)))
+      } catch (error) {
+        // the Effect path dies on an answer its success Schema cannot encode
+        return answers.fail(Cause.die(error))
+      }
+      answers.answer(route.status, "application/json", json)
+    }
+  })
+}
+
 /**
  * Answers a POST that matched `route` (with path parameters `params`), or returns false to leave it
  * to the Effect path untouched. Once it returns true the request is this function's: it answers it
@@ -143,51 +189,17 @@ export const answerWrite = (
   const token = bearerTokenOf(request.headers.authorization)
   const caller = token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, started)
   if (caller === undefined || (route.surface.auth === "ledger" && caller.access === undefined)) return false
-  const url = request.url ?? ""
-  const answer = (status: number, contentType: string | undefined, body: string) => {
-    if (contentType === undefined) response.writeHead(status)
-    else response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) })
-    response.end(body)
-    deps.log.record({ at: new Date(started).toISOString(), method: "POST", path: url, status, millis: deps.nowMillis() - started })
-  }
-  const fail = (cause: Cause.Cause<HandlerError>) => {
-    // as the Effect path (surface.ts's handleEndpoint): a defect is logged, and answered as a 500 in the surface's shape
-    if (!Cause.isFailType(cause)) Runtime.runFork(deps.runtimeOfServer)(Effect.logError("request failed with a defect", cause))
-    const rendered = renderText(route.surface.name, describeCause(cause))
-    answer(rendered.status, rendered.contentType, rendered.body)
-  }
-  const run = (input: { readonly path?: unknown; readonly payload?: unknown }) => {
-    const subject = Context.make(AuthenticatedSubject, caller.subject).pipe(Context.add(NodeRuntime, deps.runtime))
-    // as `bind` provides them: the wallet's user only when it exists (wallet handlers read it as an option)
-    const services = (caller.access === undefined ? subject : Context.add(subject, AuthenticatedUser, caller.access)) as Context.Context<WriteProvided>
-    const handled = Effect.flatMap(deps.runtime.shuttingDown, (down) => (down ? Effect.fail<HandlerError>(nodeShuttingDown()) : route.handle(input))).pipe(
-      Effect.provide(services)
-    )
-    Runtime.runCallback(deps.runtimeOfServer)(handled, {
-      onExit: (exit) => {
-        if (Exit.isFailure(exit)) return fail(exit.cause)
-        if (route.empty) return answer(route.status, undefined, "")
-        let json: string
-        try {
-          json = JSON.stringify(outbound(deps.names, route.encode(exit.value)))
-        } catch (error) {
-          // the Effect path dies on an answer its success Schema cannot encode
-          return fail(Cause.die(error))
-        }
-        answer(route.status, "application/json", json)
-      }
-    })
-  }
   const path = inbound(deps.names, route.surface.name, params) as Readonly<Record<string, string>>
   if (!route.takesBody) {
     const input = route.decode(undefined, path)
     if (Either.isLeft(input)) return false
-    run(input.right)
+    runWrite(route, input.right, caller, deps, answering(route, request, response, deps, started))
     return true
   }
+  const answers = answering(route, request, response, deps, started)
   const chunks: Array<Buffer> = []
   request.on("data", (chunk: Buffer) => void chunks.push(chunk))
-  request.once("error", () => fail(Cause.fail(new InvalidRequest({ location: "body", detail: "the request body could not be read" }))))
+  request.once("error", () => answers.fail(Cause.fail(new InvalidRequest({ location: "body", detail: "the request body could not be read" }))))
   request.once("end", () => {
     const body = Buffer.concat(chunks)
     const raw = parsedBody(body)
@@ -196,7 +208,7 @@ export const answerWrite = (
       handOverBody(request, body)
       return fallback()
     }
-    run(input.right)
+    runWrite(route, input.right, caller, deps, answers)
   })
   return true
 }
