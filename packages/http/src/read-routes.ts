@@ -18,15 +18,15 @@
  * byte). The request appears in the web UI's request log as through the Effect path.
  */
 import type { HttpApiEndpoint } from "@effect/platform"
-import type { EngineInstance, NodeRuntimeService } from "@sandnet/node"
+import type { EngineInstance } from "@sandnet/node"
 import { Either } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { bearerTokenOf, type AuthenticatorService, type AuthSettings } from "./auth.ts"
-import { outbound, type NameTable } from "./dialect/index.ts"
+import { bearerTokenOf } from "./auth.ts"
+import { outbound } from "./dialect/index.ts"
 import { MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { routePath, type Surface } from "./surface.ts"
-import type { RequestLog } from "./web/request-log.ts"
-import { answerWrite, type WriteDeps, type WriteRoute } from "./write-routes.ts"
+import type { TableDeps } from "./table-deps.ts"
+import { answerWrite, type WriteRoute } from "./write-routes.ts"
 
 /** What a reader is given: the path parameters (as the router names them) and the token's user (wallet routes; "" elsewhere). */
 export interface ReadRequest {
@@ -49,16 +49,6 @@ export const readRoute = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEnd
   path: routePath(surface, endpoint),
   read
 })
-
-/** What the read table's reads need of the node: its runtime, the token checks, the dialect, the request log, the time. */
-export interface ReadDeps {
-  readonly runtime: NodeRuntimeService
-  readonly authenticator: AuthenticatorService
-  readonly authSettings: AuthSettings
-  readonly names: NameTable
-  readonly log: RequestLog
-  readonly nowMillis: () => number
-}
 
 /**
  * A surface's read routes, loaded with the surface's modules (which load at its first request,
@@ -116,7 +106,7 @@ const matchPath = <R extends { readonly path: `/${string}` }>(
  * The read table of `routes`: the node's request listener asks it before the Effect path, for a GET
  * (read routes) and for a POST (write routes, write-routes.ts).
  */
-export const makeReadTable = (routes: ReadRoutes, deps: WriteDeps): ReadTable => {
+export const makeReadTable = (routes: ReadRoutes, deps: TableDeps): ReadTable => {
   let table: ReadonlyArray<Compiled<ReadRoute>> = routes.filter(isRead).map(compile)
   let writes: ReadonlyArray<Compiled<WriteRoute>> = routes.filter(isWrite).map(compile)
   let pending = routes.filter((r): r is LazyReadRoutes => "load" in r)

@@ -28,7 +28,7 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import { AuthenticatedSubject, AuthenticatedUser, bearerTokenOf, type KnownCaller } from "./auth.ts"
 import { inbound, outbound } from "./dialect/index.ts"
 import { describeCause, InvalidRequest, renderText, type HandlerError } from "./errors.ts"
-import type { ReadDeps } from "./read-routes.ts"
+import type { TableDeps } from "./table-deps.ts"
 import { nodeShuttingDown } from "./shutdown.ts"
 import { handOverBody, routePath, type Surface } from "./surface.ts"
 
@@ -97,12 +97,6 @@ export const writeRoute = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(
   }
 }
 
-/** What a write route needs of the node beyond the read table's: the server's runtime and the body limit. */
-export interface WriteDeps extends ReadDeps {
-  readonly runtimeOfServer: Runtime.Runtime<never>
-  readonly maxRequestBytes: number
-}
-
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /** Whether the request is the plain case a write route answers itself (see the module's comment). */
@@ -131,7 +125,7 @@ interface Answering {
   readonly fail: (cause: Cause.Cause<HandlerError>) => void
 }
 
-const answering = (route: WriteRoute, request: IncomingMessage, response: ServerResponse, deps: WriteDeps, started: number): Answering => {
+const answering = (route: WriteRoute, request: IncomingMessage, response: ServerResponse, deps: TableDeps, started: number): Answering => {
   const answer = (status: number, contentType: string | undefined, body: string) => {
     if (contentType === undefined) response.writeHead(status)
     else response.writeHead(status, { "content-type": contentType, "content-length": Buffer.byteLength(body) })
@@ -148,7 +142,7 @@ const answering = (route: WriteRoute, request: IncomingMessage, response: Server
 }
 
 /** Runs the route's handler for `caller` on the server's runtime (refused while the node shuts down) and answers. */
-const runWrite = (route: WriteRoute, input: { readonly path?: unknown; readonly payload?: unknown }, caller: KnownCaller, deps: WriteDeps, answers: Answering) => {
+const runWrite = (route: WriteRoute, input: { readonly path?: unknown; readonly payload?: unknown }, caller: KnownCaller, deps: TableDeps, answers: Answering) => {
   const subject = Context.make(AuthenticatedSubject, caller.subject).pipe(Context.add(NodeRuntime, deps.runtime))
   // as `bind` provides them: the wallet's user only when it exists (wallet handlers read it as an option)
   const services = (caller.access === undefined ? subject : Context.add(subject, AuthenticatedUser, caller.access)) as Context.Context<WriteProvided>
@@ -181,7 +175,7 @@ export const answerWrite = (
   params: Readonly<Record<string, string>>,
   request: IncomingMessage,
   response: ServerResponse,
-  deps: WriteDeps,
+  deps: TableDeps,
   fallback: () => void
 ): boolean => {
   if (!takes(route, request, deps.maxRequestBytes)) return false
