@@ -56,7 +56,8 @@ export const readRoute = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEnd
  */
 export interface LazyReadRoutes {
   readonly root: `/${string}/`
-  readonly load: () => Promise<ReadonlyArray<ReadRoute | WriteRoute>>
+  /** The routes, given what the table has of the node (the ledger's write routes need its settings). */
+  readonly load: (deps: TableDeps) => Promise<ReadonlyArray<ReadRoute | WriteRoute>>
 }
 
 /** The read routes of a table, and its write routes (write-routes.ts): given, or loaded with their surfaces. */
@@ -116,7 +117,7 @@ export const makeReadTable = (routes: ReadRoutes, deps: TableDeps): ReadTable =>
     if (due.length === 0) return
     pending = pending.filter((lazy) => !due.includes(lazy))
     for (const lazy of due) {
-      lazy.load().then((loaded) => {
+      lazy.load(deps).then((loaded) => {
         table = [...table, ...loaded.filter(isRead).map(compile)]
         writes = [...writes, ...loaded.filter(isWrite).map(compile)]
       }, () => undefined)

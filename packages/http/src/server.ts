@@ -13,7 +13,7 @@
 import { HttpLayerRouter, HttpMiddleware, HttpServer, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { NodeRuntime } from "@sandnet/node"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { AuthConfig, Authenticator, type AuthSettings } from "./auth.ts"
 import { Admin } from "./engine-admin.ts"
@@ -121,12 +121,20 @@ export const NodeRoutes = mergeRoutes(
 )
 
 /**
- * The read routes of `NodeRoutes` (read-routes.ts): serve NodeRoutes with `reads: NodeReadRoutes`.
- * Each surface's are loaded with its modules, at its first GET (a start loads neither).
+ * The read and write routes of `NodeRoutes` (read-routes.ts, write-routes.ts): serve NodeRoutes with
+ * `reads: NodeReadRoutes`. Each surface's are loaded with its modules, at its first GET or POST (a
+ * start loads none).
  */
 export const NodeReadRoutes: ReadRoutes = [
   { root: "/api/scan/", load: () => import("./scan/index.ts").then((m) => m.ScanReadRoutes) },
-  { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes]) }
+  { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes]) },
+  {
+    root: "/v2/",
+    load: (deps) =>
+      Promise.all([import("./ledger/commands.ts"), import("./ledger/context.ts")]).then(([commands, ledger]) =>
+        commands.commandWriteRoutes(ledger.ledgerNodeOf(deps.runtime, Context.get(deps.runtimeOfServer.context, ledger.LedgerApiConfig)))
+      )
+  }
 ]
 
 /** Wraps the whole app, before routing (e.g. a Host check). */

@@ -5,15 +5,17 @@
  * body, a success from the write route (counted) and every failure of the handler rendered as the
  * Effect path renders it; a request a write route leaves (a body that is not JSON or not what the
  * endpoint takes, no content type, a query string, an unknown token, an oversized body) is answered
- * by the Effect path, the body it read handed over.
+ * by the Effect path, the body it read handed over. The wallet's commands and the ledger's
+ * (submit-and-wait and its variants) alike.
  */
-import { Effect, Exit, Layer, Scope, type Context } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Node from "@sandnet/node"
 import * as Http from "../src/index.ts"
 import { Admin } from "../src/engine-admin.ts"
 import type { ReadRoutes } from "../src/read-routes.ts"
 import type { WriteRoute } from "../src/write-routes.ts"
+import { actAs, allocateParty, createOffer, engineFacts, userWith, type LedgerTestNode } from "./ledger-support.ts"
 import { adminToken, call, devToken } from "./support.ts"
 import { START } from "./wallet-support.ts"
 
@@ -26,14 +28,22 @@ let alice = ""
 let bob = ""
 let bobParty = ""
 let aliceParty = ""
+let ledgerNode: LedgerTestNode
 
 const counted = (route: WriteRoute): WriteRoute => ({ ...route, handle: (input) => Effect.suspend(() => (handled++, route.handle(input))) })
 
-/** The node's read and write routes, the wallet's write routes counted. */
+/** The node's read and write routes, the write routes counted. */
 const countedRoutes: ReadRoutes = [
   {
     root: "/api/validator/",
     load: () => import("../src/wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes.map(counted)])
+  },
+  {
+    root: "/v2/",
+    load: (deps) =>
+      Promise.all([import("../src/ledger/commands.ts"), import("../src/ledger/context.ts")]).then(([commands, ledger]) =>
+        commands.commandWriteRoutes(ledger.ledgerNodeOf(deps.runtime, Context.get(deps.runtimeOfServer.context, ledger.LedgerApiConfig))).map(counted)
+      )
   }
 ]
 
@@ -57,6 +67,7 @@ beforeAll(async () => {
   slow = await listen(base, {})
   fast = await listen(base, { reads: countedRoutes })
   const admin = await adminToken()
+  ledgerNode = { url: slow, runtime: Context.get(base, Node.NodeRuntime), admin, close: async () => {} }
   alice = await devToken("alice")
   bob = await devToken("bob")
   aliceParty = ((await call(wallet(slow, "/admin/users"), { token: admin, body: { name: "alice" } })).json as { party_id: string }).party_id
@@ -88,12 +99,14 @@ const post = async (url: string, token: string | undefined, body?: string, heade
 }
 
 /** The same request on both listeners; how many commands the write routes ran for the fast one. */
-const bothWays = async (path: string, token: string | undefined, body?: string, headers?: Record<string, string>) => {
-  const viaEffect = await post(wallet(slow, path), token, body, headers)
+const bothWays = async (path: string, token: string | undefined, body?: string, headers?: Record<string, string>, at = wallet) => {
+  const viaEffect = await post(at(slow, path), token, body, headers)
   const before = handled
-  const viaWrites = await post(wallet(fast, path), token, body, headers)
+  const viaWrites = await post(at(fast, path), token, body, headers)
   return { viaEffect, viaWrites, fromWriteRoutes: handled - before }
 }
+
+const ledger = (base: string, path: string) => `${base}/v2${path}`
 
 const same = (ways: { readonly viaEffect: Answer; readonly viaWrites: Answer }) => expect(ways.viaWrites).toEqual(ways.viaEffect)
 
@@ -176,5 +189,36 @@ describe("write routes answer as the Effect path", () => {
       expect(ways.viaEffect.status, `${path} ${body?.slice(0, 40)}`).toBeGreaterThanOrEqual(400)
       same(ways)
     }
+  })
+})
+
+describe("the ledger's commands as write routes", () => {
+  it("submit-and-wait: a success from the write route; a duplicate command, a party without the right and a malformed body as the Effect path answers them", async () => {
+    const facts = await engineFacts(ledgerNode)
+    const carl = await allocateParty(ledgerNode, "carl")
+    const dana = await allocateParty(ledgerNode, "dana")
+    const carlToken = await userWith(ledgerNode, "carl", [actAs(carl)])
+    expect((await call(`${fast}/v2/state/ledger-end`, { token: carlToken })).status).toBe(200)
+    const command = (commandId: string, party = carl) => JSON.stringify({ commands: [createOffer(party, dana, facts.dso, commandId)], commandId, actAs: [party] })
+    const headers = { "content-type": "application/json" }
+    const first = await post(ledger(slow, "/commands/submit-and-wait"), carlToken, command("l-1"), headers)
+    const before = handled
+    const second = await post(ledger(fast, "/commands/submit-and-wait"), carlToken, command("l-2"), headers)
+    expect(handled - before).toBe(1)
+    expect([first.status, second.status]).toEqual([200, 200])
+    expect(second.contentType).toBe(first.contentType)
+    expect(Object.keys(JSON.parse(second.text) as object)).toEqual(["updateId", "completionOffset"])
+    const duplicate = await bothWays("/commands/submit-and-wait", carlToken, command("l-1"), headers, ledger)
+    expect(duplicate.viaEffect.status).toBe(409)
+    expect(duplicate.fromWriteRoutes).toBe(1)
+    same(duplicate)
+    const notHis = await bothWays("/commands/submit-and-wait", carlToken, command("l-3", dana), headers, ledger)
+    expect(notHis.viaEffect.status).toBe(403)
+    expect(notHis.fromWriteRoutes).toBe(1)
+    same(notHis)
+    const malformed = await bothWays("/commands/submit-and-wait", carlToken, JSON.stringify({ commands: "nope", commandId: "l-4", actAs: [carl] }), headers, ledger)
+    expect(malformed.viaEffect.status).toBe(400)
+    expect(malformed.fromWriteRoutes).toBe(0)
+    same(malformed)
   })
 })

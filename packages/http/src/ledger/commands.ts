@@ -47,6 +47,7 @@ import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from 
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces, mergeRoutes } from "../surface.ts"
+import { writeRoute, type WriteInput, type WriteRoute } from "../write-routes.ts"
 
 // =============================================================================================
 // Shapes
@@ -500,65 +501,87 @@ export const COMMAND_ENDPOINTS = [
   ExecuteSubmissionAndWaitForTransaction
 ] as const
 
-export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) =>
-  mergeRoutes(
-    bind(ledger, SubmitAndWait, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* submissionOf(payload, "")
-        const { completion } = yield* submitAndWait(node, submission, "commands")
-        return { updateId: completion.updateId, completionOffset: completion.offset }
-      })
-    ),
-    bind(ledger, SubmitAndWaitForTransaction, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* submissionOf(payload.commands, "commands")
-        const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
-        const { completion } = yield* submitAndWait(node, submission, "commands.commands")
-        const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
-        return { transaction: renderTransaction(view) }
-      })
-    ),
-    bind(ledger, SubmitAndWaitForTransactionTree, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* submissionOf(payload, "")
-        const { completion } = yield* submitAndWait(node, submission, "commands")
-        const format: LedgerApi.TransactionFormat = { ...defaultTransactionFormat(submission), shape: "LEDGER_EFFECTS" }
-        const view = yield* committedTransaction(node, completion.updateId, format, "commands", true)
-        return { transactionTree: renderTree(view) }
-      })
-    ),
-    bind(ledger, SubmitAsync, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* submissionOf(payload, "")
-        yield* submit(node, submission, "commands")
-        return {}
-      })
-    ),
+/** The handlers of the command endpoints, for the engine as `node` (shared by their `bind` and their write routes). */
+const commandHandlers = (node: LedgerNode) => ({
+  submitAndWait: ({ payload }: WriteInput<typeof SubmitAndWait>) =>
+    Effect.gen(function* () {
+      const submission = yield* submissionOf(payload, "")
+      const { completion } = yield* submitAndWait(node, submission, "commands")
+      return { updateId: completion.updateId, completionOffset: completion.offset }
+    }),
+  submitAndWaitForTransaction: ({ payload }: WriteInput<typeof SubmitAndWaitForTransaction>) =>
+    Effect.gen(function* () {
+      const submission = yield* submissionOf(payload.commands, "commands")
+      const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
+      const { completion } = yield* submitAndWait(node, submission, "commands.commands")
+      const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
+      return { transaction: renderTransaction(view) }
+    }),
+  submitAndWaitForTransactionTree: ({ payload }: WriteInput<typeof SubmitAndWaitForTransactionTree>) =>
+    Effect.gen(function* () {
+      const submission = yield* submissionOf(payload, "")
+      const { completion } = yield* submitAndWait(node, submission, "commands")
+      const format: LedgerApi.TransactionFormat = { ...defaultTransactionFormat(submission), shape: "LEDGER_EFFECTS" }
+      const view = yield* committedTransaction(node, completion.updateId, format, "commands", true)
+      return { transactionTree: renderTree(view) }
+    }),
+  submitAsync: ({ payload }: WriteInput<typeof SubmitAsync>) =>
+    Effect.gen(function* () {
+      const submission = yield* submissionOf(payload, "")
+      yield* submit(node, submission, "commands")
+      return {}
+    }),
+  executeSubmission: ({ payload }: WriteInput<typeof ExecuteSubmission>) =>
+    Effect.gen(function* () {
+      const submission = yield* executionOf(node, payload)
+      yield* submit(node, submission, "preparedTransaction.commands")
+      return {}
+    }),
+  executeSubmissionAndWait: ({ payload }: WriteInput<typeof ExecuteSubmissionAndWait>) =>
+    Effect.gen(function* () {
+      const submission = yield* executionOf(node, payload)
+      const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
+      return { updateId: completion.updateId, completionOffset: completion.offset }
+    }),
+  executeSubmissionAndWaitForTransaction: ({ payload }: WriteInput<typeof ExecuteSubmissionAndWaitForTransaction>) =>
+    Effect.gen(function* () {
+      const submission = yield* executionOf(node, payload)
+      const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
+      const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
+      const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
+      return { transaction: renderTransaction(view) }
+    })
+})
+
+export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) => {
+  const handlers = commandHandlers(node)
+  return mergeRoutes(
+    bind(ledger, SubmitAndWait, handlers.submitAndWait),
+    bind(ledger, SubmitAndWaitForTransaction, handlers.submitAndWaitForTransaction),
+    bind(ledger, SubmitAndWaitForTransactionTree, handlers.submitAndWaitForTransactionTree),
+    bind(ledger, SubmitAsync, handlers.submitAsync),
     bind(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)),
-    bind(ledger, ExecuteSubmission, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* executionOf(node, payload)
-        yield* submit(node, submission, "preparedTransaction.commands")
-        return {}
-      })
-    ),
-    bind(ledger, ExecuteSubmissionAndWait, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* executionOf(node, payload)
-        const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
-        return { updateId: completion.updateId, completionOffset: completion.offset }
-      })
-    ),
-    bind(ledger, ExecuteSubmissionAndWaitForTransaction, ({ payload }) =>
-      Effect.gen(function* () {
-        const submission = yield* executionOf(node, payload)
-        const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
-        const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
-        const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
-        return { transaction: renderTransaction(view) }
-      })
-    )
+    bind(ledger, ExecuteSubmission, handlers.executeSubmission),
+    bind(ledger, ExecuteSubmissionAndWait, handlers.executeSubmissionAndWait),
+    bind(ledger, ExecuteSubmissionAndWaitForTransaction, handlers.executeSubmissionAndWaitForTransaction)
   )
-)
+})
+
+/**
+ * The commands answered without the platform's request pipeline (write-routes.ts), for the engine
+ * as `node`: the same handlers as their `bind` in `CommandRoutes`, which answers any other request.
+ */
+export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => {
+  const handlers = commandHandlers(node)
+  return [
+    writeRoute(ledger, SubmitAndWait, handlers.submitAndWait),
+    writeRoute(ledger, SubmitAndWaitForTransaction, handlers.submitAndWaitForTransaction),
+    writeRoute(ledger, SubmitAndWaitForTransactionTree, handlers.submitAndWaitForTransactionTree),
+    writeRoute(ledger, SubmitAsync, handlers.submitAsync),
+    writeRoute(ledger, ExecuteSubmission, handlers.executeSubmission),
+    writeRoute(ledger, ExecuteSubmissionAndWait, handlers.executeSubmissionAndWait),
+    writeRoute(ledger, ExecuteSubmissionAndWaitForTransaction, handlers.executeSubmissionAndWaitForTransaction)
+  ]
+}
 
 

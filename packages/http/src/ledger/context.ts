@@ -108,13 +108,15 @@ export const engineRoutes = <R>(
       // A participant setting that names no node fails the node's start, not its first request.
       const engine = yield* runtime.value.engine
       participantNamed(engine.network, settings.participant)
-      const node: LedgerNode = {
-        runtime: readsAsReads(runtime.value),
-        participantOf: (engine) => participantNamed(engine.network, settings.participant)
-      }
-      return make(node) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>
+      return make(ledgerNodeOf(runtime.value, settings)) as Layer.Layer<never, never, R | HttpLayerRouter.HttpRouter | Authenticator>
     })
   )
+
+/** The engine as the ledger endpoints see it, for `runtime` and the surface's settings (the ledger's write routes build it too). */
+export const ledgerNodeOf = (runtime: NodeRuntimeService, settings: LedgerApiSettings): LedgerNode => ({
+  runtime: readsAsReads(runtime),
+  participantOf: (engine) => participantNamed(engine.network, settings.participant)
+})
 
 /**
  * Fails the node's start when the participant setting names no node, as building the engine
