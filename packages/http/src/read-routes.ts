@@ -16,6 +16,8 @@
  * status 200, `application/json`, the engine's JSON in the node's dialect (the engine already
  * renders it as the success Schema encodes it: read-routes.test.ts compares both paths byte for
  * byte). The request appears in the web UI's request log as through the Effect path.
+ *
+ * The same table holds the write routes (write-routes.ts): a POST that matches one is theirs.
  */
 import type { HttpApiEndpoint } from "@effect/platform"
 import type { EngineInstance } from "@sandnet/node"
@@ -51,8 +53,9 @@ export const readRoute = (surface: Surface, endpoint: HttpApiEndpoint.HttpApiEnd
 })
 
 /**
- * A surface's read routes, loaded with the surface's modules (which load at its first request,
- * lazy-routes.ts): asked for at the first GET under `root`; until they are in, the Effect path answers.
+ * A surface's read and write routes, loaded with the surface's modules (which load at its first
+ * request, lazy-routes.ts): asked for at the first GET or POST under `root`; until they are in, the
+ * Effect path answers.
  */
 export interface LazyReadRoutes {
   readonly root: `/${string}/`
