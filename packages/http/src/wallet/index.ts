@@ -244,11 +244,11 @@ const WalletHandlers = mergeRoutes(
   bindCommand(WithdrawTransferOffer, ({ path }) => command((view, user) => view.node.withdrawTransferOffer(user, path.contract_id))),
   bind(w, ListAcceptedTransferOffers, () => read((view, user) => view.wallet.listAcceptedTransferOffers(user))),
   bindCommand(Tap, ({ payload }) => command((view, user) => view.node.tap(user, payload))),
-  bind(w, SelfGrantFeaturedAppRight, () => command((view, user) => view.node.selfGrantFeaturedAppRight(user))),
+  bindCommand(SelfGrantFeaturedAppRight, () => command((view, user) => view.node.selfGrantFeaturedAppRight(user))),
   bind(w, ListAppRewardCoupons, () => read((view, user) => view.wallet.listAppRewardCoupons(user))),
   bind(w, ListValidatorRewardCoupons, () => read((view, user) => view.wallet.listValidatorRewardCoupons(user))),
   bind(w, ListValidatorLivenessActivityRecords, () => read((view, user) => view.wallet.listValidatorLivenessActivityRecords(user))),
-  bind(w, CreateTransferPreapproval, () => Effect.mapError(command((view, user) => view.node.createTransferPreapproval(user)), namingExistingPreapproval)),
+  bindCommand(CreateTransferPreapproval, () => Effect.mapError(command((view, user) => view.node.createTransferPreapproval(user)), namingExistingPreapproval)),
   bindCommand(TransferPreapprovalSend, ({ payload }) => command((view, user) => view.node.transferPreapprovalSend(user, payload))),
   bindCommand(CreateTokenStandardTransfer, ({ payload }) => command((view, user) => view.node.createTokenStandardTransfer(user, payload))),
   bind(w, ListTokenStandardTransfers, () => read((view, user) => view.wallet.listTokenStandardTransfers(user))),
@@ -256,16 +256,16 @@ const WalletHandlers = mergeRoutes(
   bindCommand(RejectTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "reject"))),
   bindCommand(WithdrawTokenStandardTransfer, ({ path }) => command((view, user) => view.node.decideTokenStandardTransfer(user, path.contract_id, "withdraw"))),
   bind(w, ListMintingDelegationProposals, ({ urlParams }) => read((view, user) => view.wallet.listMintingDelegationProposals(user, urlParams))),
-  bind(w, AcceptMintingDelegationProposal, ({ path }) =>
+  bindCommand(AcceptMintingDelegationProposal, ({ path }) =>
     command((view, user) =>
       Effect.map(view.node.decideMintingDelegationProposal(user, path.contract_id, "accept"), (outcome) =>
         mapOutcome(outcome, (reply) => reply ?? { contract_id: "" })
       )
     )
   ),
-  bind(w, RejectMintingDelegationProposal, ({ path }) => Effect.asVoid(command((view, user) => view.node.decideMintingDelegationProposal(user, path.contract_id, "reject")))),
+  bindCommand(RejectMintingDelegationProposal, ({ path }) => Effect.asVoid(command((view, user) => view.node.decideMintingDelegationProposal(user, path.contract_id, "reject")))),
   bind(w, ListMintingDelegations, ({ urlParams }) => read((view, user) => view.wallet.listMintingDelegations(user, urlParams))),
-  bind(w, RejectMintingDelegation, ({ path }) => command((view, user) => view.node.rejectMintingDelegation(user, path.contract_id))),
+  bindCommand(RejectMintingDelegation, ({ path }) => command((view, user) => view.node.rejectMintingDelegation(user, path.contract_id))),
   bind(w, Register, () =>
     Effect.gen(function* () {
       const user = yield* walletUser
