@@ -30,7 +30,7 @@ import { inbound, outbound } from "./dialect/index.ts"
 import { describeCause, InvalidRequest, renderText, type HandlerError } from "./errors.ts"
 import type { TableDeps } from "./table-deps.ts"
 import { nodeShuttingDown } from "./shutdown.ts"
-import { handOverBody, routePath, type Surface } from "./surface.ts"
+import { bind, handOverBody, routePath, type Surface } from "./surface.ts"
 
 type Request<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Request<E>
 type Success<E extends HttpApiEndpoint.HttpApiEndpoint.Any> = HttpApiEndpoint.HttpApiEndpoint.Success<E>
@@ -98,6 +98,16 @@ export const writeRoute = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * An endpoint bound on the Effect path (`bound`, a route Layer for `mergeRoutes`) and declared a
+ * write route (`write`) with one handler: the surfaces declare their commands through this.
+ */
+export const bindWritable = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R extends WriteProvided>(
+  surface: Surface,
+  endpoint: E,
+  handler: (request: WriteInput<E>) => Effect.Effect<Success<E>, HandlerError, R>
+) => ({ bound: bind(surface, endpoint, handler), write: writeRoute(surface, endpoint, handler) })
 
 /** Whether the request is the plain case a write route answers itself (see the module's comment). */
 const takes = (route: WriteRoute, request: IncomingMessage, limit: number): boolean => {

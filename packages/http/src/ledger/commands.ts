@@ -47,7 +47,7 @@ import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from 
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { bind, Surfaces, mergeRoutes } from "../surface.ts"
-import { writeRoute, type WriteInput, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, type WriteRoute } from "../write-routes.ts"
 
 // =============================================================================================
 // Shapes
@@ -501,49 +501,58 @@ export const COMMAND_ENDPOINTS = [
   ExecuteSubmissionAndWaitForTransaction
 ] as const
 
-/** The handlers of the command endpoints, for the engine as `node` (shared by their `bind` and their write routes). */
-const commandHandlers = (node: LedgerNode) => ({
-  submitAndWait: ({ payload }: WriteInput<typeof SubmitAndWait>) =>
+/**
+ * The submissions, for the engine as `node`: each bound on the Effect path and declared a write
+ * route (write-routes.ts) with one handler.
+ */
+const submissionRoutes = (node: LedgerNode) => [
+  bindWritable(ledger, SubmitAndWait, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* submissionOf(payload, "")
       const { completion } = yield* submitAndWait(node, submission, "commands")
       return { updateId: completion.updateId, completionOffset: completion.offset }
-    }),
-  submitAndWaitForTransaction: ({ payload }: WriteInput<typeof SubmitAndWaitForTransaction>) =>
+    })
+  ),
+  bindWritable(ledger, SubmitAndWaitForTransaction, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* submissionOf(payload.commands, "commands")
       const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
       const { completion } = yield* submitAndWait(node, submission, "commands.commands")
       const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
       return { transaction: renderTransaction(view) }
-    }),
-  submitAndWaitForTransactionTree: ({ payload }: WriteInput<typeof SubmitAndWaitForTransactionTree>) =>
+    })
+  ),
+  bindWritable(ledger, SubmitAndWaitForTransactionTree, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* submissionOf(payload, "")
       const { completion } = yield* submitAndWait(node, submission, "commands")
       const format: LedgerApi.TransactionFormat = { ...defaultTransactionFormat(submission), shape: "LEDGER_EFFECTS" }
       const view = yield* committedTransaction(node, completion.updateId, format, "commands", true)
       return { transactionTree: renderTree(view) }
-    }),
-  submitAsync: ({ payload }: WriteInput<typeof SubmitAsync>) =>
+    })
+  ),
+  bindWritable(ledger, SubmitAsync, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* submissionOf(payload, "")
       yield* submit(node, submission, "commands")
       return {}
-    }),
-  executeSubmission: ({ payload }: WriteInput<typeof ExecuteSubmission>) =>
+    })
+  ),
+  bindWritable(ledger, ExecuteSubmission, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* executionOf(node, payload)
       yield* submit(node, submission, "preparedTransaction.commands")
       return {}
-    }),
-  executeSubmissionAndWait: ({ payload }: WriteInput<typeof ExecuteSubmissionAndWait>) =>
+    })
+  ),
+  bindWritable(ledger, ExecuteSubmissionAndWait, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* executionOf(node, payload)
       const { completion } = yield* submitAndWait(node, submission, "preparedTransaction.commands")
       return { updateId: completion.updateId, completionOffset: completion.offset }
-    }),
-  executeSubmissionAndWaitForTransaction: ({ payload }: WriteInput<typeof ExecuteSubmissionAndWaitForTransaction>) =>
+    })
+  ),
+  bindWritable(ledger, ExecuteSubmissionAndWaitForTransaction, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* executionOf(node, payload)
       const format = yield* transactionFormatOf(payload.transactionFormat, submission, "transactionFormat")
@@ -551,37 +560,17 @@ const commandHandlers = (node: LedgerNode) => ({
       const view = yield* committedTransaction(node, completion.updateId, format, "transactionFormat")
       return { transaction: renderTransaction(view) }
     })
-})
-
-export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) => {
-  const handlers = commandHandlers(node)
-  return mergeRoutes(
-    bind(ledger, SubmitAndWait, handlers.submitAndWait),
-    bind(ledger, SubmitAndWaitForTransaction, handlers.submitAndWaitForTransaction),
-    bind(ledger, SubmitAndWaitForTransactionTree, handlers.submitAndWaitForTransactionTree),
-    bind(ledger, SubmitAsync, handlers.submitAsync),
-    bind(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)),
-    bind(ledger, ExecuteSubmission, handlers.executeSubmission),
-    bind(ledger, ExecuteSubmissionAndWait, handlers.executeSubmissionAndWait),
-    bind(ledger, ExecuteSubmissionAndWaitForTransaction, handlers.executeSubmissionAndWaitForTransaction)
   )
-})
+]
+
+export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) =>
+  mergeRoutes(bind(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)), ...submissionRoutes(node).map((route) => route.bound))
+)
 
 /**
- * The commands answered without the platform's request pipeline (write-routes.ts), for the engine
- * as `node`: the same handlers as their `bind` in `CommandRoutes`, which answers any other request.
+ * The submissions answered without the platform's request pipeline (write-routes.ts), for the
+ * engine as `node`: the same handlers as their `bind` in `CommandRoutes`, which answers any other request.
  */
-export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => {
-  const handlers = commandHandlers(node)
-  return [
-    writeRoute(ledger, SubmitAndWait, handlers.submitAndWait),
-    writeRoute(ledger, SubmitAndWaitForTransaction, handlers.submitAndWaitForTransaction),
-    writeRoute(ledger, SubmitAndWaitForTransactionTree, handlers.submitAndWaitForTransactionTree),
-    writeRoute(ledger, SubmitAsync, handlers.submitAsync),
-    writeRoute(ledger, ExecuteSubmission, handlers.executeSubmission),
-    writeRoute(ledger, ExecuteSubmissionAndWait, handlers.executeSubmissionAndWait),
-    writeRoute(ledger, ExecuteSubmissionAndWaitForTransaction, handlers.executeSubmissionAndWaitForTransaction)
-  ]
-}
+export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => submissionRoutes(node).map((route) => route.write)
 
 

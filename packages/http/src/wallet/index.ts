@@ -19,7 +19,7 @@ import type { Outcome, WalletError } from "@sandnet/engine"
 import { Effect } from "effect"
 import { annotateEndpoint, bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
 import { readRoute, type ReadRoute } from "../read-routes.ts"
-import { writeRoute, type WriteInput, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, type WriteInput, type WriteRoute } from "../write-routes.ts"
 import type { AuthenticatedSubject } from "../auth.ts"
 import type { HandlerError } from "../errors.ts"
 import { AdminGroup, AdminRoutes } from "./admin.ts"
@@ -215,8 +215,9 @@ const bindCommand = <E extends HttpApiEndpoint.HttpApiEndpoint.Any>(
   endpoint: E,
   handler: (request: WriteInput<E>) => Effect.Effect<HttpApiEndpoint.HttpApiEndpoint.Success<E>, HandlerError, AuthenticatedSubject>
 ) => {
-  commandWriteRoutes.push(writeRoute(w, endpoint, handler))
-  return bind(w, endpoint, handler)
+  const routes = bindWritable(w, endpoint, handler)
+  commandWriteRoutes.push(routes.write)
+  return routes.bound
 }
 
 const notOnboarded = { party_id: "", user_onboarded: false, user_wallet_installed: false, has_featured_app_right: false }
