@@ -6,7 +6,7 @@
  * Effect path renders it; a request a write route leaves (a body that is not JSON or not what the
  * endpoint takes, no content type, a query string, an unknown token, an oversized body) is answered
  * by the Effect path, the body it read handed over. The wallet's commands and the ledger's
- * (submit-and-wait and its variants) alike.
+ * (submit-and-wait and its variants, the interactive submission's prepare) alike.
  */
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -220,5 +220,28 @@ describe("the ledger's commands as write routes", () => {
     expect(malformed.viaEffect.status).toBe(400)
     expect(malformed.fromWriteRoutes).toBe(0)
     same(malformed)
+  })
+
+  it("prepare (the Wallet SDK's first step of a transfer): the same prepared transaction both ways; no commands and a party without the right as the Effect path answers them", async () => {
+    const facts = await engineFacts(ledgerNode)
+    const erin = await allocateParty(ledgerNode, "erin")
+    const fred = await allocateParty(ledgerNode, "fred")
+    const erinToken = await userWith(ledgerNode, "erin", [actAs(erin)])
+    expect((await call(`${fast}/v2/state/ledger-end`, { token: erinToken })).status).toBe(200)
+    const prepare = (commandId: string, party = erin, commands = [createOffer(party, fred, facts.dso, commandId)]) =>
+      JSON.stringify({ commands, commandId, actAs: [party], synchronizerId: "", packageIdSelectionPreference: [] })
+    const prepared = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-1"), undefined, ledger)
+    expect(prepared.viaEffect.status).toBe(200)
+    expect(prepared.fromWriteRoutes).toBe(1)
+    expect(Object.keys(JSON.parse(prepared.viaWrites.text) as object)).toEqual(["preparedTransaction", "preparedTransactionHash", "hashingSchemeVersion"])
+    same(prepared)
+    const none = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-2", erin, []), undefined, ledger)
+    expect(none.viaEffect.status).toBe(400)
+    expect(none.fromWriteRoutes).toBe(1)
+    same(none)
+    const notHers = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-3", fred), undefined, ledger)
+    expect(notHers.viaEffect.status).toBe(403)
+    expect(notHers.fromWriteRoutes).toBe(1)
+    same(notHers)
   })
 })

@@ -46,7 +46,7 @@ import {
 import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from "./encoding.ts"
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
-import { bind, Surfaces, mergeRoutes } from "../surface.ts"
+import { Surfaces, mergeRoutes } from "../surface.ts"
 import { bindWritable, type WriteRoute } from "../write-routes.ts"
 
 // =============================================================================================
@@ -502,10 +502,12 @@ export const COMMAND_ENDPOINTS = [
 ] as const
 
 /**
- * The submissions, for the engine as `node`: each bound on the Effect path and declared a write
- * route (write-routes.ts) with one handler.
+ * The submissions and the interactive submission's prepare, for the engine as `node`: each bound
+ * on the Effect path and declared a write route (write-routes.ts) with one handler. (The Wallet
+ * SDK's transfers are a prepare and an execute each.)
  */
 const submissionRoutes = (node: LedgerNode) => [
+  bindWritable(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)),
   bindWritable(ledger, SubmitAndWait, ({ payload }) =>
     Effect.gen(function* () {
       const submission = yield* submissionOf(payload, "")
@@ -563,12 +565,13 @@ const submissionRoutes = (node: LedgerNode) => [
   )
 ]
 
-export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) =>
-  mergeRoutes(bind(ledger, PrepareSubmission, ({ payload }) => prepare(node, payload)), ...submissionRoutes(node).map((route) => route.bound))
-)
+export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) => {
+  const [first, ...rest] = submissionRoutes(node).map((route) => route.bound)
+  return mergeRoutes(first!, ...rest)
+})
 
 /**
- * The submissions answered without the platform's request pipeline (write-routes.ts), for the
+ * The submissions and prepare answered without the platform's request pipeline (write-routes.ts), for the
  * engine as `node`: the same handlers as their `bind` in `CommandRoutes`, which answers any other request.
  */
 export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => submissionRoutes(node).map((route) => route.write)
