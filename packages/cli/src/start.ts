@@ -170,7 +170,7 @@ const stopWorkOnSignals = (runtime: NodeRuntimeService): void => {
 const served = (options: StartOptions) => {
   const routes = Layer.mergeAll(NodeRoutes, StorageRoutes)
   return options.localnet === true
-    ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests })
+    ? serveLocalNet(routes, { portOffset: options.portOffset ?? 0, host: options.host, logRequests: options.logRequests, reads: NodeReadRoutes })
     : serve(routes, { http: { port: options.port, host: options.host, logRequests: options.logRequests ?? false }, auth: { secret: options.secret }, reads: NodeReadRoutes })
 }
 

@@ -130,8 +130,8 @@ export const NodeReadRoutes: ReadRoutes = [
   { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes]) },
   {
     // The ledger's write routes serve the participant of the LedgerApiConfig in the server's context
-    // (`sandnet start` provides it to the whole server). LocalNet's listeners give their routes a
-    // participant each (localnet/layout.ts) and serve no read or write routes.
+    // (`sandnet start` provides it to the whole server; LocalNet's listeners, localnet/layout.ts,
+    // give each port's server and routes that port's participant).
     root: "/v2/",
     load: (deps) =>
       Promise.all([import("./ledger/commands.ts"), import("./ledger/context.ts")]).then(([commands, ledger]) =>

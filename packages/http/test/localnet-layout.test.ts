@@ -3,6 +3,7 @@
  * scan, LocalNet's tokens and user, the validator's scan proxy, and the two name tables of one
  * engine: upstream names (Amulet) in LocalNet's layout, the spec's (Coin) on a plain node.
  */
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { call, devToken } from "./support.ts"
 import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
@@ -48,6 +49,36 @@ describe("a node in LocalNet's layout", () => {
     expect((appUser.json as { participantId: string }).participantId).not.toBe((sv.json as { participantId: string }).participantId)
     const me = await call(local(node.ports.appUserLedger, "/v2/authenticated-user"), { token })
     expect(me.json).toMatchObject({ user: { id: "ledger-api-user", primaryParty: node.operator } })
+  })
+
+  it("submits on each ledger port as that port's participant, through the ledger's write routes too: sv1's on 3975, not on 2975", async () => {
+    const engine = await Effect.runPromise(node.runtime.engine)
+    const sv = engine.network.superValidators[0]!.operator
+    const dso = engine.network.dso
+    const user = await call(local(node.ports.svLedger, "/v2/users"), { token, body: { user: { id: "sv1-writer", primaryParty: sv }, rights: [{ kind: { CanActAs: { value: { party: sv } } } }] } })
+    expect(user.status).toBe(200)
+    const svToken = await localNetToken("sv1-writer")
+    // a token is verified once, on the router's path; the write routes answer the callers known since
+    for (const port of [node.ports.svLedger, node.ports.appUserLedger]) expect((await call(local(port, "/v2/authenticated-user"), { token: svToken })).status).toBe(200)
+    const offer = (commandId: string) => ({
+      commands: [
+        {
+          CreateCommand: {
+            templateId: "#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer",
+            createArguments: { sender: sv, receiver: dso, dso, amount: { amount: "1.0000000000", unit: "AmuletUnit" }, description: "on 3975", expiresAt: "2027-01-01T00:00:00.000000Z", trackingId: commandId }
+          }
+        }
+      ],
+      commandId,
+      actAs: [sv]
+    })
+    const onSv = await call(local(node.ports.svLedger, "/v2/commands/submit-and-wait"), { token: svToken, body: offer("sv1-offer-1") })
+    expect(onSv.status).toBe(200)
+    expect(onSv.json).toMatchObject({ updateId: expect.any(String) })
+    // sv1's party is not hosted on the validator's participant: 2975 cannot submit for it
+    const onValidator = await call(local(node.ports.appUserLedger, "/v2/commands/submit-and-wait"), { token: svToken, body: offer("sv1-offer-2") })
+    expect(onValidator.status).toBeGreaterThanOrEqual(400)
+    expect(onValidator.status).toBeLessThan(500)
   })
 
   it("refuses a token with an empty scope and no audience", async () => {

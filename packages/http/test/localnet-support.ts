@@ -37,7 +37,7 @@ export const startLocalNet = async (slot: number, options: { readonly network?: 
 
 const startLocalNetAt = async (portOffset: number, options: { readonly network?: Partial<CoinNetworkConfig> }): Promise<LocalNetNode> => {
   const scope = Effect.runSync(Scope.make())
-  const layer = Http.serveLocalNet(Http.NodeRoutes, { portOffset, host: "127.0.0.1" }).pipe(
+  const layer = Http.serveLocalNet(Http.NodeRoutes, { portOffset, host: "127.0.0.1", reads: Http.NodeReadRoutes }).pipe(
     Layer.provideMerge(Admin.UserManagement.layerMemory()),
     Layer.provideMerge(
       Node.nodeRuntimeLayer({

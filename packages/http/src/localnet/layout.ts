@@ -18,6 +18,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Dialect } from "../dialect/index.ts"
 import { LedgerApiConfig } from "../ledger/context.ts"
+import type { ReadRoutes } from "../read-routes.ts"
 import { serve, type ServeOptions } from "../server.ts"
 import { mergeRoutes } from "../surface.ts"
 
@@ -53,6 +54,12 @@ export interface LocalNetOptions {
   readonly appUserNode?: string | undefined
   /** The node whose participant 3975 serves. */
   readonly svNode?: string | undefined
+  /**
+   * The read and write routes each port answers before its router (`ServeOptions.reads`; `sandnet
+   * start` gives `NodeReadRoutes`): with LocalNet's layout the Wallet SDK's calls take them too.
+   * Scan's port, whose routes answer only its Host, takes none.
+   */
+  readonly reads?: ReadRoutes | undefined
 }
 
 /** The host name of a request, without its port. */
@@ -74,24 +81,28 @@ export const onlyForHost =
 /**
  * LocalNet's listeners over one node: each listener is built apart (`Layer.fresh`: its own
  * router, routes and server), so `/v2` serves its own participant on each port; the engine, users
- * and storage of the context are shared.
+ * and storage of the context are shared. The port's ledger settings are given to its server too:
+ * the ledger's write routes serve the participant of the server's settings (server.ts).
  */
 export const serveLocalNet = <E, R>(routes: Layer.Layer<never, E, R>, options: LocalNetOptions) => {
   const ports = localNetPorts(options.portOffset)
   const auth = { secret: LOCALNET_SECRET }
-  const listener = (port: number, participant: string | undefined, extra: Partial<ServeOptions> = {}) =>
-    Layer.fresh(
-      serve(routes.pipe(Layer.provide(LedgerApiConfig.amend({ participant }))), {
+  const listener = (port: number, participant: string | undefined, extra: Partial<ServeOptions> = {}) => {
+    const ledgerSettings = LedgerApiConfig.amend({ participant })
+    return Layer.fresh(
+      serve(routes.pipe(Layer.provide(ledgerSettings)), {
         http: { port, host: options.host, logRequests: options.logRequests ?? false },
         auth,
+        reads: options.reads,
         ...extra
-      })
+      }).pipe(Layer.provide(ledgerSettings))
     )
+  }
   return mergeRoutes(
     listener(ports.appUserLedger, options.appUserNode),
     listener(ports.svLedger, options.svNode ?? "sv1"),
     listener(ports.validator, options.appUserNode),
-    listener(ports.scan, options.appUserNode, { middleware: onlyForHost(SCAN_HOST) }),
+    listener(ports.scan, options.appUserNode, { middleware: onlyForHost(SCAN_HOST), reads: undefined }),
     listener(ports.registry, options.appUserNode)
   ).pipe(Layer.provide(Dialect.layer("upstream")))
 }
