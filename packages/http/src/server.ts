@@ -128,6 +128,7 @@ export const NodeRoutes = mergeRoutes(
 export const NodeReadRoutes: ReadRoutes = [
   { root: "/api/scan/", load: () => import("./scan/index.ts").then((m) => m.ScanReadRoutes) },
   { root: "/api/validator/", load: () => import("./wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes]) },
+  { root: "/registry/", load: () => import("./registry/routes.ts").then((m) => m.RegistryWriteRoutes) },
   {
     // The ledger's write routes serve the participant of the LedgerApiConfig in the server's context
     // (`sandnet start` provides it to the whole server; LocalNet's listeners, localnet/layout.ts,

@@ -1,12 +1,14 @@
 /**
- * Write routes: the wallet's commands answered without the platform's request pipeline. A write
+ * Write routes: the wallet's commands, the ledger's submissions and the registry's factories and
+ * choice contexts answered without the platform's request pipeline. A write
  * route is a POST endpoint of a surface bound with `bind` and declared here too, with the very
  * handler `bind` runs; the node's request listener asks the table of read and write routes
  * (read-routes.ts) before the Effect path, and for a write route
  *
  * - leaves the request to the Effect path at once when it is not the plain case: no exact path
  *   match, a query string, no Host header, a body that is not declared JSON or whose length is not
- *   declared within the node's limit, a token never verified before (auth.ts's `knownNow`);
+ *   declared within the node's limit, a token never verified before (auth.ts's `knownNow`) on a
+ *   surface that wants one (an open surface's, the registry's, take any caller, as `bind` does);
  * - reads the body itself, and hands it to the Effect path with the request when it is not UTF-8,
  *   JSON or what the endpoint's Schema takes (surface.ts's `handOverBody`): decoding errors are
  *   answered there, in the surface's shape, as before;
@@ -151,11 +153,21 @@ const answering = (route: WriteRoute, request: IncomingMessage, response: Server
   return { answer, fail }
 }
 
+/**
+ * What the handler is given besides the node runtime, as `bind` gives it: the caller's subject, and
+ * the wallet's user only when it exists (wallet handlers read it as an option); nothing of a
+ * caller on an open surface (the registry), which `bind` does not authenticate either.
+ */
+const servicesOf = (caller: KnownCaller | undefined, deps: TableDeps): Context.Context<WriteProvided> => {
+  const runtime = Context.make(NodeRuntime, deps.runtime)
+  if (caller === undefined) return runtime as Context.Context<WriteProvided>
+  const subject = Context.add(runtime, AuthenticatedSubject, caller.subject)
+  return (caller.access === undefined ? subject : Context.add(subject, AuthenticatedUser, caller.access)) as Context.Context<WriteProvided>
+}
+
 /** Runs the route's handler for `caller` on the server's runtime (refused while the node shuts down) and answers. */
-const runWrite = (route: WriteRoute, input: { readonly path?: unknown; readonly payload?: unknown }, caller: KnownCaller, deps: TableDeps, answers: Answering) => {
-  const subject = Context.make(AuthenticatedSubject, caller.subject).pipe(Context.add(NodeRuntime, deps.runtime))
-  // as `bind` provides them: the wallet's user only when it exists (wallet handlers read it as an option)
-  const services = (caller.access === undefined ? subject : Context.add(subject, AuthenticatedUser, caller.access)) as Context.Context<WriteProvided>
+const runWrite = (route: WriteRoute, input: { readonly path?: unknown; readonly payload?: unknown }, caller: KnownCaller | undefined, deps: TableDeps, answers: Answering) => {
+  const services = servicesOf(caller, deps)
   const handled = Effect.flatMap(deps.runtime.shuttingDown, (down) => (down ? Effect.fail<HandlerError>(nodeShuttingDown()) : route.handle(input))).pipe(
     Effect.provide(services)
   )
@@ -190,9 +202,10 @@ export const answerWrite = (
 ): boolean => {
   if (!takes(route, request, deps.maxRequestBytes)) return false
   const started = deps.nowMillis()
-  const token = bearerTokenOf(request.headers.authorization)
+  const open = route.surface.auth === "open"
+  const token = open ? undefined : bearerTokenOf(request.headers.authorization)
   const caller = token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, started)
-  if (caller === undefined || (route.surface.auth === "ledger" && caller.access === undefined)) return false
+  if (!open && (caller === undefined || (route.surface.auth === "ledger" && caller.access === undefined))) return false
   const path = inbound(deps.names, route.surface.name, params) as Readonly<Record<string, string>>
   if (!route.takesBody) {
     const input = route.decode(undefined, path)

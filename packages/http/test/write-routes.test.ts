@@ -6,7 +6,8 @@
  * Effect path renders it; a request a write route leaves (a body that is not JSON or not what the
  * endpoint takes, no content type, a query string, an unknown token, an oversized body) is answered
  * by the Effect path, the body it read handed over. The wallet's commands and the ledger's
- * (submit-and-wait and its variants, the interactive submission's prepare) alike.
+ * (submit-and-wait and its variants, the interactive submission's prepare) and the registry's
+ * factories and choice contexts (an open surface) alike.
  */
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -38,6 +39,7 @@ const countedRoutes: ReadRoutes = [
     root: "/api/validator/",
     load: () => import("../src/wallet/index.ts").then((m) => [...m.WalletReadRoutes, ...m.WalletWriteRoutes.map(counted)])
   },
+  { root: "/registry/", load: () => import("../src/registry/routes.ts").then((m) => m.RegistryWriteRoutes.map(counted)) },
   {
     root: "/v2/",
     load: (deps) =>
@@ -189,6 +191,64 @@ describe("write routes answer as the Effect path", () => {
       expect(ways.viaEffect.status, `${path} ${body?.slice(0, 40)}`).toBeGreaterThanOrEqual(400)
       same(ways)
     }
+  })
+})
+
+describe("the registry's factories and choice contexts as write routes (an open surface: no token needed, any ignored)", () => {
+  const registry = (base: string, path: string) => `${base}/registry${path}`
+  const factoryRequest = (dso: string, receiver: string) =>
+    JSON.stringify({
+      choiceArguments: {
+        expectedAdmin: dso,
+        transfer: {
+          sender: aliceParty,
+          receiver,
+          amount: "10.0000000000",
+          instrumentId: { admin: dso, id: "Coin" },
+          lock: null,
+          requestedAt: "2026-01-01T00:00:00Z",
+          executeBefore: "2027-01-01T00:00:00Z",
+          inputHoldingCids: [],
+          meta: { values: {} }
+        },
+        extraArgs: { context: { values: {} }, meta: { values: {} } }
+      },
+      excludeDebugFields: true
+    })
+
+  it("the transfer factory: the same factory and choice context both ways, with and without a token; an unknown instrument's 404 too", async () => {
+    const { dso } = await engineFacts(ledgerNode)
+    // a surface's table routes load at its first request, which the router answers
+    expect((await call(registry(fast, "/metadata/v1/info"))).status).toBe(200)
+    const anonymous = await bothWays("/transfer-instruction/v1/transfer-factory", undefined, factoryRequest(dso, bobParty), undefined, registry)
+    expect(anonymous.viaEffect.status).toBe(200)
+    expect(anonymous.fromWriteRoutes).toBe(1)
+    expect(Object.keys(JSON.parse(anonymous.viaWrites.text) as object)).toEqual(["factoryId", "transferKind", "choiceContext"])
+    same(anonymous)
+    const withToken = await bothWays("/transfer-instruction/v1/transfer-factory", alice, factoryRequest(dso, bobParty), undefined, registry)
+    expect(withToken.fromWriteRoutes).toBe(1)
+    same(withToken)
+    expect(withToken.viaWrites).toEqual(anonymous.viaWrites)
+    const unknown = await bothWays("/transfer-instruction/v1/transfer-factory", undefined, factoryRequest(bobParty, bobParty), undefined, registry)
+    expect(unknown.viaEffect.status).toBe(404)
+    expect(unknown.fromWriteRoutes).toBe(1)
+    same(unknown)
+  })
+
+  it("a choice context: a malformed id (400) and an unknown instruction (404) as the Effect path answers them; a body it does not take is left to it", async () => {
+    const malformed = await bothWays("/transfer-instruction/v1/not-a-contract-id/choice-contexts/accept", undefined, JSON.stringify({}), undefined, registry)
+    expect(malformed.viaEffect.status).toBe(400)
+    expect(malformed.fromWriteRoutes).toBe(1)
+    same(malformed)
+    const missing = `00${"ab".repeat(32)}`
+    const unknown = await bothWays(`/transfer-instruction/v1/${missing}/choice-contexts/accept`, undefined, JSON.stringify({ excludeDebugFields: true }), undefined, registry)
+    expect(unknown.viaEffect.status).toBe(404)
+    expect(unknown.fromWriteRoutes).toBe(1)
+    same(unknown)
+    const notTaken = await bothWays(`/transfer-instruction/v1/${missing}/choice-contexts/accept`, undefined, JSON.stringify({ excludeDebugFields: "yes" }), undefined, registry)
+    expect(notTaken.viaEffect.status).toBe(400)
+    expect(notTaken.fromWriteRoutes).toBe(0)
+    same(notTaken)
   })
 })
 

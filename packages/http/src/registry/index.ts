@@ -19,6 +19,7 @@ import { InvalidRequest } from "../errors.ts"
 import { JsonObject } from "../scan/index.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
 import { bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
+import { bindWritable, type WriteRoute } from "../write-routes.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (token-standard-transfer-instruction-v1/v2.yaml, token-standard-metadata-v1.yaml)
@@ -161,14 +162,21 @@ const choiceContext =
       })
     )
 
+/** The transfer instructions' choice contexts, each bound and declared a write route (write-routes.ts) with one handler. */
+const choiceContexts = [
+  bindWritable(Surfaces.registry, GetTransferInstructionRejectContext, choiceContext("reject", "v2")),
+  bindWritable(Surfaces.registry, GetTransferInstructionAcceptContext, choiceContext("accept", "v2")),
+  bindWritable(Surfaces.registry, GetTransferInstructionWithdrawContext, choiceContext("withdraw", "v2")),
+  bindWritable(Surfaces.registry, GetTransferInstructionRejectContextV1, choiceContext("reject", "v1")),
+  bindWritable(Surfaces.registry, GetTransferInstructionAcceptContextV1, choiceContext("accept", "v1")),
+  bindWritable(Surfaces.registry, GetTransferInstructionWithdrawContextV1, choiceContext("withdraw", "v1"))
+]
+
+export const ChoiceContextWriteRoutes: ReadonlyArray<WriteRoute> = choiceContexts.map((route) => route.write)
+
 export const RegistryRoutes = mergeRoutes(
   surfaceNotFound(Surfaces.registry),
-  bind(Surfaces.registry, GetTransferInstructionRejectContext, choiceContext("reject", "v2")),
-  bind(Surfaces.registry, GetTransferInstructionAcceptContext, choiceContext("accept", "v2")),
-  bind(Surfaces.registry, GetTransferInstructionWithdrawContext, choiceContext("withdraw", "v2")),
-  bind(Surfaces.registry, GetTransferInstructionRejectContextV1, choiceContext("reject", "v1")),
-  bind(Surfaces.registry, GetTransferInstructionAcceptContextV1, choiceContext("accept", "v1")),
-  bind(Surfaces.registry, GetTransferInstructionWithdrawContextV1, choiceContext("withdraw", "v1")),
+  ...choiceContexts.map((route) => route.bound),
 
   bind(Surfaces.registry, GetRegistryInfo, () =>
     withScan("GET /registry/metadata/v1/info", (view) =>
