@@ -28,6 +28,7 @@ import { outbound } from "./dialect/index.ts"
 import { MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { routePath, type Surface } from "./surface.ts"
 import type { TableDeps } from "./table-deps.ts"
+import { scanProxyRegistryPath } from "./wallet/scan-proxy-path.ts"
 import { answerWrite, type WriteRoute } from "./write-routes.ts"
 
 /** What a reader is given: the path parameters (as the router names them) and the token's user (wallet routes; "" elsewhere). */
@@ -127,7 +128,8 @@ export const makeReadTable = (routes: ReadRoutes, deps: TableDeps): ReadTable =>
     }
   }
   return (request, response, fallback) => {
-    const url = request.url ?? ""
+    // the validator's scan proxy forwards the registry's calls (server.ts rewrites them before routing): the same routes answer them
+    const url = scanProxyRegistryPath(request.url ?? "")
     if ((request.method !== "GET" && request.method !== "POST") || /[?#%]/.test(url)) return false
     if (pending.length > 0) loadUnder(url)
     if (request.method === "POST") {

@@ -216,7 +216,7 @@ describe("the registry's factories and choice contexts as write routes (an open 
       excludeDebugFields: true
     })
 
-  it("the transfer factory: the same factory and choice context both ways, with and without a token; an unknown instrument's 404 too", async () => {
+  it("the transfer factory: the same factory and choice context both ways, with and without a token, and through the validator's scan proxy; an unknown instrument's 404 too", async () => {
     const { dso } = await engineFacts(ledgerNode)
     // a surface's table routes load at its first request, which the router answers
     expect((await call(registry(fast, "/metadata/v1/info"))).status).toBe(200)
@@ -229,6 +229,12 @@ describe("the registry's factories and choice contexts as write routes (an open 
     expect(withToken.fromWriteRoutes).toBe(1)
     same(withToken)
     expect(withToken.viaWrites).toEqual(anonymous.viaWrites)
+    // the validator's scan proxy forwards the registry's calls (the Wallet SDK's registry URL in LocalNet's layout)
+    const scanProxy = (base: string, path: string) => `${base}/api/validator/v0/scan-proxy/registry${path}`
+    const proxied = await bothWays("/transfer-instruction/v1/transfer-factory", alice, factoryRequest(dso, bobParty), undefined, scanProxy)
+    expect(proxied.fromWriteRoutes).toBe(1)
+    same(proxied)
+    expect(proxied.viaWrites).toEqual(anonymous.viaWrites)
     const unknown = await bothWays("/transfer-instruction/v1/transfer-factory", undefined, factoryRequest(bobParty, bobParty), undefined, registry)
     expect(unknown.viaEffect.status).toBe(404)
     expect(unknown.fromWriteRoutes).toBe(1)
