@@ -1,6 +1,6 @@
 /**
- * HTTP benchmark: requests per second of a started node for a scan lookup, a wallet balance read
- * and a wallet offer creation (W1), each as a ratio to a bare `node:http` server answering a small
+ * HTTP benchmark: requests per second of a started node for a scan lookup, a wallet balance read,
+ * a wallet offer creation (W1) and the Wallet SDK's transfer factory and prepare, each as a ratio to a bare `node:http` server answering a small
  * JSON, measured in the same run with the same client (Node's http client, keep-alive, in this
  * process) and the same concurrency.
  *
@@ -147,6 +147,34 @@ export const json = async (url: string, init: { readonly method?: string; readon
   return JSON.parse(text) as unknown
 }
 
+/**
+ * The Wallet SDK's first two calls of a token-standard transfer: the registry's transfer factory
+ * (open, no token) and the interactive submission's prepare (here of a transfer offer's creation,
+ * which the SDK's calls resemble: a command interpreted and encoded, nothing committed).
+ */
+const sdkTargets = (
+  url: string,
+  p: { readonly sender: string; readonly receiver: string; readonly dso: string; readonly auth: Readonly<Record<string, string>>; readonly run: string }
+): ReadonlyArray<{ readonly label: string; readonly request: string; readonly target: Target }> => {
+  const transfer = { sender: p.sender, receiver: p.receiver, amount: "10.0000000000", instrumentId: { admin: p.dso, id: "Coin" }, lock: null, requestedAt: "2026-01-01T00:00:00Z", executeBefore: "2027-01-01T00:00:00Z", inputHoldingCids: [], meta: { values: {} } }
+  const factory = JSON.stringify({ choiceArguments: { expectedAdmin: p.dso, transfer, extraArgs: { context: { values: {} }, meta: { values: {} } } }, excludeDebugFields: true })
+  const offer = (i: number) => ({ sender: p.sender, receiver: p.receiver, dso: p.dso, amount: { amount: "1.0000000000", unit: "CoinUnit" }, description: "bench", expiresAt: "2027-01-01T00:00:00.000000Z", trackingId: `sdk-${p.run}-${i}` })
+  const prepare = (i: number) =>
+    JSON.stringify({ commands: [{ CreateCommand: { templateId: "#splice-wallet:Splice.Wallet.TransferOffer:TransferOffer", createArguments: offer(i) } }], commandId: `sdk-${p.run}-${i}`, actAs: [p.sender], synchronizerId: "", packageIdSelectionPreference: [] })
+  return [
+    {
+      label: "transfer factory (the Wallet SDK's first call of a transfer)",
+      request: "`POST /registry/transfer-instruction/v1/transfer-factory`",
+      target: { method: "POST", url: `${url}/registry/transfer-instruction/v1/transfer-factory`, headers: {}, body: () => factory }
+    },
+    {
+      label: "prepare (the Wallet SDK's interactive submission)",
+      request: "`POST /v2/interactive-submission/prepare`",
+      target: { method: "POST", url: `${url}/v2/interactive-submission/prepare`, headers: p.auth, body: prepare }
+    }
+  ]
+}
+
 export const benchHttp = async (): Promise<HttpBench> => {
   const bare = await startBareServer()
   const node = await startNode()
@@ -155,7 +183,7 @@ export const benchHttp = async (): Promise<HttpBench> => {
     const token = (user: string) => Effect.runPromise(makeDevToken({ user }))
     const admin = await token("participant_admin")
     const wallet = `${node.url}/api/validator`
-    await json(`${wallet}/v0/admin/users`, { token: admin, body: { name: "alice" } })
+    const aliceParty = ((await json(`${wallet}/v0/admin/users`, { token: admin, body: { name: "alice" } })) as { party_id: string }).party_id
     const bob = (await json(`${wallet}/v0/admin/users`, { token: admin, body: { name: "bob" } })) as { party_id: string }
     const alice = await token("alice")
     await json(`${wallet}/v0/wallet/tap`, { token: alice, body: { amount: "1000" } })
@@ -165,6 +193,8 @@ export const benchHttp = async (): Promise<HttpBench> => {
     const auth = { authorization: `Bearer ${alice}` }
     const run = Date.now().toString(36)
     const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
+    const dso = ((await json(`${node.url}/api/scan/v0/dso-party-id`, {})) as { dso_party_id: string }).dso_party_id
+    const sdk = sdkTargets(node.url, { sender: aliceParty, receiver: bob.party_id, dso, auth, run })
     const targets: ReadonlyArray<{ readonly label: string; readonly request: string; readonly target: Target }> = [
       { label: "scan lookup", request: "`GET /api/scan/v0/events/{update_id}`", target: { method: "GET", url: `${node.url}/api/scan/v0/events/${updateId}`, headers: {} } },
       { label: "balance read", request: "`GET /api/validator/v0/wallet/balance`", target: { method: "GET", url: `${wallet}/v0/wallet/balance`, headers: auth } },
@@ -177,7 +207,8 @@ export const benchHttp = async (): Promise<HttpBench> => {
           headers: auth,
           body: (i) => JSON.stringify({ receiver_party_id: bob.party_id, amount: "1", description: "bench", expires_at: expiresAt, tracking_id: `bench-${run}-${i}-${Math.random()}` })
         }
-      }
+      },
+      ...sdk
     ]
     const bareTarget: Target = { method: "GET", url: `${bare.url}/`, headers: {} }
     await measure(bareTarget, WARMUP_SECONDS, agent)
