@@ -5,30 +5,14 @@
  */
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, devToken } from "./support.ts"
+import { call, devToken, transferFactoryRequest } from "./support.ts"
 import { localNetToken, requestWithHost, startLocalNet, type LocalNetNode } from "./localnet-support.ts"
 import { startWalletNode, type WalletTestNode } from "./wallet-support.ts"
 
 const local = (port: number, path: string) => `http://127.0.0.1:${port}${path}`
 
-const factoryRequest = (dso: string, receiver: string, instrument: string) => ({
-  choiceArguments: {
-    expectedAdmin: dso,
-    transfer: {
-      sender: dso,
-      receiver,
-      amount: "10.0000000000",
-      instrumentId: { admin: dso, id: instrument },
-      lock: null,
-      requestedAt: "2026-01-01T00:00:00Z",
-      executeBefore: "2027-01-01T00:00:00Z",
-      inputHoldingCids: [],
-      meta: { values: {} }
-    },
-    extraArgs: { context: { values: {} }, meta: { values: {} } }
-  },
-  excludeDebugFields: true
-})
+/** A transfer from the DSO party (the registry only reads the parties and the instrument). */
+const factoryRequest = (dso: string, receiver: string, instrument: string) => transferFactoryRequest({ sender: dso, receiver, admin: dso, instrument })
 
 type Factory = { factoryId: string; transferKind: string; choiceContext: { choiceContextData: { values: Record<string, { tag: string }> }; disclosedContracts: ReadonlyArray<{ templateId: string; contractId: string }> } }
 

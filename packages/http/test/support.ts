@@ -105,3 +105,26 @@ export const foreignSigner = async () => {
   return (claims: Record<string, unknown>) =>
     new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "test-key" }).setIssuedAt().sign(privateKey)
 }
+
+/**
+ * The body of a registry transfer-factory request (what the Wallet SDK sends before a transfer): 10 of
+ * `instrument` administered by `admin`, from `sender` to `receiver`, the debug fields left out.
+ */
+export const transferFactoryRequest = (p: { readonly sender: string; readonly receiver: string; readonly admin: string; readonly instrument: string }) => ({
+  choiceArguments: {
+    expectedAdmin: p.admin,
+    transfer: {
+      sender: p.sender,
+      receiver: p.receiver,
+      amount: "10.0000000000",
+      instrumentId: { admin: p.admin, id: p.instrument },
+      lock: null,
+      requestedAt: "2026-01-01T00:00:00Z",
+      executeBefore: "2027-01-01T00:00:00Z",
+      inputHoldingCids: [],
+      meta: { values: {} }
+    },
+    extraArgs: { context: { values: {} }, meta: { values: {} } }
+  },
+  excludeDebugFields: true
+})

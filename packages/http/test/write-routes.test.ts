@@ -17,7 +17,7 @@ import { Admin } from "../src/engine-admin.ts"
 import type { ReadRoutes } from "../src/read-routes.ts"
 import type { WriteRoute } from "../src/write-routes.ts"
 import { actAs, allocateParty, createOffer, engineFacts, userWith, type LedgerTestNode } from "./ledger-support.ts"
-import { adminToken, call, devToken } from "./support.ts"
+import { adminToken, call, devToken, transferFactoryRequest } from "./support.ts"
 import { START } from "./wallet-support.ts"
 
 let scope: Scope.CloseableScope
@@ -112,6 +112,13 @@ const ledger = (base: string, path: string) => `${base}/v2${path}`
 
 const same = (ways: { readonly viaEffect: Answer; readonly viaWrites: Answer }) => expect(ways.viaWrites).toEqual(ways.viaEffect)
 
+/** The router's status, how many commands the write routes ran, and the same answer both ways. */
+const answeredAlike = (ways: Awaited<ReturnType<typeof bothWays>>, status: number, fromWriteRoutes: number) => {
+  expect(ways.viaEffect.status).toBe(status)
+  expect(ways.fromWriteRoutes).toBe(fromWriteRoutes)
+  same(ways)
+}
+
 const offer = (trackingId: string, receiver = bobParty) =>
   JSON.stringify({ receiver_party_id: receiver, amount: "1", description: "write routes", expires_at: START + 3_600_000_000, tracking_id: trackingId })
 
@@ -128,9 +135,7 @@ describe("write routes answer as the Effect path", () => {
     expect(offerIdOf(second)).toMatch(/^00[0-9a-f]+$/)
     expect(offerIdOf(second)).not.toBe(offerIdOf(created.viaEffect))
     const again = await bothWays("/wallet/transfer-offers", alice, offer("w-1"))
-    expect(again.viaEffect.status).toBe(409)
-    expect(again.fromWriteRoutes).toBe(1)
-    same(again)
+    answeredAlike(again, 409, 1)
   })
 
   it("a command the engine refuses: an offer to oneself (400), a user without a wallet (404), an unknown contract (404)", async () => {
@@ -140,9 +145,7 @@ describe("write routes answer as the Effect path", () => {
     const carol = await devToken("carol")
     await post(wallet(fast, "/wallet/transfer-offers"), carol, offer("w-carol"))
     const stranger = await bothWays("/wallet/transfer-offers", carol, offer("w-carol"))
-    expect(stranger.viaEffect.status).toBe(404)
-    expect(stranger.fromWriteRoutes).toBe(1)
-    same(stranger)
+    answeredAlike(stranger, 404, 1)
     const unknown = await bothWays(`/wallet/transfer-offers/00${"ab".repeat(33)}/accept`, bob)
     expect(unknown.viaEffect.status).toBeGreaterThanOrEqual(400)
     expect(unknown.viaEffect.status).toBeLessThan(500)
@@ -196,25 +199,7 @@ describe("write routes answer as the Effect path", () => {
 
 describe("the registry's factories and choice contexts as write routes (an open surface: no token needed, any ignored)", () => {
   const registry = (base: string, path: string) => `${base}/registry${path}`
-  const factoryRequest = (dso: string, receiver: string) =>
-    JSON.stringify({
-      choiceArguments: {
-        expectedAdmin: dso,
-        transfer: {
-          sender: aliceParty,
-          receiver,
-          amount: "10.0000000000",
-          instrumentId: { admin: dso, id: "Coin" },
-          lock: null,
-          requestedAt: "2026-01-01T00:00:00Z",
-          executeBefore: "2027-01-01T00:00:00Z",
-          inputHoldingCids: [],
-          meta: { values: {} }
-        },
-        extraArgs: { context: { values: {} }, meta: { values: {} } }
-      },
-      excludeDebugFields: true
-    })
+  const factoryRequest = (admin: string, receiver: string) => JSON.stringify(transferFactoryRequest({ sender: aliceParty, receiver, admin, instrument: "Coin" }))
 
   it("the transfer factory: the same factory and choice context both ways, with and without a token, and through the validator's scan proxy; an unknown instrument's 404 too", async () => {
     const { dso } = await engineFacts(ledgerNode)
@@ -236,25 +221,17 @@ describe("the registry's factories and choice contexts as write routes (an open 
     same(proxied)
     expect(proxied.viaWrites).toEqual(anonymous.viaWrites)
     const unknown = await bothWays("/transfer-instruction/v1/transfer-factory", undefined, factoryRequest(bobParty, bobParty), undefined, registry)
-    expect(unknown.viaEffect.status).toBe(404)
-    expect(unknown.fromWriteRoutes).toBe(1)
-    same(unknown)
+    answeredAlike(unknown, 404, 1)
   })
 
   it("a choice context: a malformed id (400) and an unknown instruction (404) as the Effect path answers them; a body it does not take is left to it", async () => {
     const malformed = await bothWays("/transfer-instruction/v1/not-a-contract-id/choice-contexts/accept", undefined, JSON.stringify({}), undefined, registry)
-    expect(malformed.viaEffect.status).toBe(400)
-    expect(malformed.fromWriteRoutes).toBe(1)
-    same(malformed)
+    answeredAlike(malformed, 400, 1)
     const missing = `00${"ab".repeat(32)}`
     const unknown = await bothWays(`/transfer-instruction/v1/${missing}/choice-contexts/accept`, undefined, JSON.stringify({ excludeDebugFields: true }), undefined, registry)
-    expect(unknown.viaEffect.status).toBe(404)
-    expect(unknown.fromWriteRoutes).toBe(1)
-    same(unknown)
+    answeredAlike(unknown, 404, 1)
     const notTaken = await bothWays(`/transfer-instruction/v1/${missing}/choice-contexts/accept`, undefined, JSON.stringify({ excludeDebugFields: "yes" }), undefined, registry)
-    expect(notTaken.viaEffect.status).toBe(400)
-    expect(notTaken.fromWriteRoutes).toBe(0)
-    same(notTaken)
+    answeredAlike(notTaken, 400, 0)
   })
 })
 
@@ -275,17 +252,11 @@ describe("the ledger's commands as write routes", () => {
     expect(second.contentType).toBe(first.contentType)
     expect(Object.keys(JSON.parse(second.text) as object)).toEqual(["updateId", "completionOffset"])
     const duplicate = await bothWays("/commands/submit-and-wait", carlToken, command("l-1"), headers, ledger)
-    expect(duplicate.viaEffect.status).toBe(409)
-    expect(duplicate.fromWriteRoutes).toBe(1)
-    same(duplicate)
+    answeredAlike(duplicate, 409, 1)
     const notHis = await bothWays("/commands/submit-and-wait", carlToken, command("l-3", dana), headers, ledger)
-    expect(notHis.viaEffect.status).toBe(403)
-    expect(notHis.fromWriteRoutes).toBe(1)
-    same(notHis)
+    answeredAlike(notHis, 403, 1)
     const malformed = await bothWays("/commands/submit-and-wait", carlToken, JSON.stringify({ commands: "nope", commandId: "l-4", actAs: [carl] }), headers, ledger)
-    expect(malformed.viaEffect.status).toBe(400)
-    expect(malformed.fromWriteRoutes).toBe(0)
-    same(malformed)
+    answeredAlike(malformed, 400, 0)
   })
 
   it("prepare (the Wallet SDK's first step of a transfer): the same prepared transaction both ways; no commands and a party without the right as the Effect path answers them", async () => {
@@ -302,12 +273,8 @@ describe("the ledger's commands as write routes", () => {
     expect(Object.keys(JSON.parse(prepared.viaWrites.text) as object)).toEqual(["preparedTransaction", "preparedTransactionHash", "hashingSchemeVersion"])
     same(prepared)
     const none = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-2", erin, []), undefined, ledger)
-    expect(none.viaEffect.status).toBe(400)
-    expect(none.fromWriteRoutes).toBe(1)
-    same(none)
+    answeredAlike(none, 400, 1)
     const notHers = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-3", fred), undefined, ledger)
-    expect(notHers.viaEffect.status).toBe(403)
-    expect(notHers.fromWriteRoutes).toBe(1)
-    same(notHers)
+    answeredAlike(notHers, 403, 1)
   })
 })
