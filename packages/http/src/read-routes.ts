@@ -23,11 +23,10 @@ import type { HttpApiEndpoint } from "@effect/platform"
 import type { EngineInstance } from "@sandnet/node"
 import { Either } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { bearerTokenOf } from "./auth.ts"
 import { outbound } from "./dialect/index.ts"
 import { MAX_PATH_SEGMENT_LENGTH } from "./request-guards.ts"
 import { routePath, type Surface } from "./surface.ts"
-import type { TableDeps } from "./table-deps.ts"
+import { knownCallerOf, type TableDeps } from "./table-deps.ts"
 import { scanProxyRegistryPath } from "./wallet/scan-proxy-path.ts"
 import { answerWrite, type WriteRoute } from "./write-routes.ts"
 
@@ -142,8 +141,7 @@ export const makeReadTable = (routes: ReadRoutes, deps: TableDeps): ReadTable =>
     const started = deps.nowMillis()
     let user = ""
     if (matched.compiled.route.surface.auth === "wallet") {
-      const token = bearerTokenOf(request.headers.authorization)
-      const caller = token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, started)
+      const caller = knownCallerOf(request, deps, started)
       if (caller === undefined) return false
       user = caller.subject.userId
     }
@@ -160,7 +158,7 @@ export const makeReadTable = (routes: ReadRoutes, deps: TableDeps): ReadTable =>
         }
         response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
         response.end(body)
-        deps.log.record({ at: new Date(started).toISOString(), method: "GET", path: url, status: 200, millis: deps.nowMillis() - started })
+        deps.log.record({ at: new Date(started).toISOString(), method: "GET", path: request.url ?? "", status: 200, millis: deps.nowMillis() - started })
       },
       fallback
     )

@@ -4,7 +4,8 @@
  */
 import type { NodeRuntimeService } from "@sandnet/node"
 import type { Runtime } from "effect"
-import type { AuthenticatorService, AuthSettings } from "./auth.ts"
+import type { IncomingMessage } from "node:http"
+import { bearerTokenOf, type AuthenticatorService, type AuthSettings, type KnownCaller } from "./auth.ts"
 import type { NameTable } from "./dialect/index.ts"
 import type { RequestLog } from "./web/request-log.ts"
 
@@ -22,4 +23,10 @@ export interface ReadDeps {
 export interface TableDeps extends ReadDeps {
   readonly runtimeOfServer: Runtime.Runtime<never>
   readonly maxRequestBytes: number
+}
+
+/** The caller of a request whose bearer token was verified before (auth.ts's `knownNow`), else undefined: the Effect path verifies it. */
+export const knownCallerOf = (request: IncomingMessage, deps: ReadDeps, at: number): KnownCaller | undefined => {
+  const token = bearerTokenOf(request.headers.authorization)
+  return token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, at)
 }

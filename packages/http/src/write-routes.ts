@@ -24,13 +24,14 @@
  * write-routes.test.ts compares both paths byte for byte.
  */
 import { HttpApiSchema, type HttpApiEndpoint } from "@effect/platform"
+import { invariant } from "@sandnet/core"
 import { NodeRuntime } from "@sandnet/node"
 import { Cause, Context, Effect, Either, Exit, Runtime, Schema } from "effect"
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { AuthenticatedSubject, AuthenticatedUser, bearerTokenOf, type KnownCaller } from "./auth.ts"
+import { AuthenticatedSubject, AuthenticatedUser, type KnownCaller } from "./auth.ts"
 import { inbound, outbound } from "./dialect/index.ts"
 import { describeCause, InvalidRequest, renderText, type HandlerError } from "./errors.ts"
-import type { TableDeps } from "./table-deps.ts"
+import { knownCallerOf, type TableDeps } from "./table-deps.ts"
 import { nodeShuttingDown } from "./shutdown.ts"
 import { bind, handOverBody, routePath, type Surface } from "./surface.ts"
 
@@ -110,6 +111,15 @@ export const bindWritable = <E extends HttpApiEndpoint.HttpApiEndpoint.Any, R ex
   endpoint: E,
   handler: (request: WriteInput<E>) => Effect.Effect<Success<E>, HandlerError, R>
 ) => ({ bound: bind(surface, endpoint, handler), write: writeRoute(surface, endpoint, handler) })
+
+/** The route Layers of endpoints declared with `bindWritable`, to spread into `mergeRoutes` (at least one). */
+export const boundOf = <L>(declared: ReadonlyArray<{ readonly bound: L }>): [L, ...Array<L>] => {
+  invariant(declared.length > 0, "boundOf: no endpoint declared")
+  return declared.map((d) => d.bound) as [L, ...Array<L>]
+}
+
+/** The write routes of endpoints declared with `bindWritable`, for the table (read-routes.ts). */
+export const writesOf = (declared: ReadonlyArray<{ readonly write: WriteRoute }>): ReadonlyArray<WriteRoute> => declared.map((d) => d.write)
 
 /** Whether the request is the plain case a write route answers itself (see the module's comment). */
 const takes = (route: WriteRoute, request: IncomingMessage, limit: number): boolean => {
@@ -203,8 +213,7 @@ export const answerWrite = (
   if (!takes(route, request, deps.maxRequestBytes)) return false
   const started = deps.nowMillis()
   const open = route.surface.auth === "open"
-  const token = open ? undefined : bearerTokenOf(request.headers.authorization)
-  const caller = token === undefined ? undefined : deps.authenticator.knownNow(token, deps.authSettings, started)
+  const caller = open ? undefined : knownCallerOf(request, deps, started)
   if (!open && (caller === undefined || (route.surface.auth === "ledger" && caller.access === undefined))) return false
   const path = inbound(deps.names, route.surface.name, params) as Readonly<Record<string, string>>
   if (!route.takesBody) {

@@ -47,7 +47,7 @@ import { JsTransaction, JsTransactionTree, renderTransaction, renderTree } from 
 import { DisclosedContract, JsCommand, Parties, toCommands, toTransactionFormat, TransactionFormat } from "./requests.ts"
 import type { EngineInstance } from "@sandnet/node"
 import { Surfaces, mergeRoutes } from "../surface.ts"
-import { bindWritable, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, boundOf, writesOf, type WriteRoute } from "../write-routes.ts"
 
 // =============================================================================================
 // Shapes
@@ -565,15 +565,12 @@ const submissionRoutes = (node: LedgerNode) => [
   )
 ]
 
-export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) => {
-  const [first, ...rest] = submissionRoutes(node).map((route) => route.bound)
-  return mergeRoutes(first!, ...rest)
-})
+export const CommandRoutes = engineRoutes(COMMAND_ENDPOINTS, (node) => mergeRoutes(...boundOf(submissionRoutes(node))))
 
 /**
  * The submissions and prepare answered without the platform's request pipeline (write-routes.ts), for the
  * engine as `node`: the same handlers as their `bind` in `CommandRoutes`, which answers any other request.
  */
-export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => submissionRoutes(node).map((route) => route.write)
+export const commandWriteRoutes = (node: LedgerNode): ReadonlyArray<WriteRoute> => writesOf(submissionRoutes(node))
 
 

@@ -19,7 +19,7 @@ import { ChoiceContext, GetChoiceContextRequest } from "./index.ts"
 import { InvalidRequest } from "../errors.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
 import { mergeRoutes, Surfaces } from "../surface.ts"
-import { bindWritable, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, boundOf, writesOf } from "../write-routes.ts"
 
 /** What of AllocationFactory_Allocate's arguments the registry reads (the rest passes through unread). */
 const AllocateChoiceArguments = Schema.Struct({
@@ -78,15 +78,17 @@ const choiceContext =
     )
 
 /** The allocation factory and choice contexts, each bound and declared a write route (write-routes.ts) with one handler. */
-const allocationFactory = bindWritable(Surfaces.registry, GetAllocationFactory, ({ payload }) =>
-  withScan("POST /registry/allocation-instruction/v1/allocation-factory", (view) => {
-    const instrument = payload.choiceArguments.allocation.transferLeg.instrumentId
-    return ScanReads.allocationFactory(registryContext(view), { instrumentAdmin: instrument.admin, instrumentId: instrument.id }, payload.excludeDebugFields ?? false)
-  })
-)
-const transferContext = bindWritable(Surfaces.registry, GetAllocationTransferContext, choiceContext("execute-transfer"))
-const withdrawContext = bindWritable(Surfaces.registry, GetAllocationWithdrawContext, choiceContext("withdraw"))
-const cancelContext = bindWritable(Surfaces.registry, GetAllocationCancelContext, choiceContext("cancel"))
+const declared = [
+  bindWritable(Surfaces.registry, GetAllocationFactory, ({ payload }) =>
+    withScan("POST /registry/allocation-instruction/v1/allocation-factory", (view) => {
+      const instrument = payload.choiceArguments.allocation.transferLeg.instrumentId
+      return ScanReads.allocationFactory(registryContext(view), { instrumentAdmin: instrument.admin, instrumentId: instrument.id }, payload.excludeDebugFields ?? false)
+    })
+  ),
+  bindWritable(Surfaces.registry, GetAllocationTransferContext, choiceContext("execute-transfer")),
+  bindWritable(Surfaces.registry, GetAllocationWithdrawContext, choiceContext("withdraw")),
+  bindWritable(Surfaces.registry, GetAllocationCancelContext, choiceContext("cancel"))
+]
 
-export const AllocationRoutes = mergeRoutes(allocationFactory.bound, transferContext.bound, withdrawContext.bound, cancelContext.bound)
-export const AllocationWriteRoutes: ReadonlyArray<WriteRoute> = [allocationFactory.write, transferContext.write, withdrawContext.write, cancelContext.write]
+export const AllocationRoutes = mergeRoutes(...boundOf(declared))
+export const AllocationWriteRoutes = writesOf(declared)

@@ -19,7 +19,7 @@ import { InvalidRequest } from "../errors.ts"
 import { JsonObject } from "../scan/index.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
 import { bind, surfaceNotFound, Surfaces, mergeRoutes } from "../surface.ts"
-import { bindWritable, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, boundOf, writesOf } from "../write-routes.ts"
 
 // ---------------------------------------------------------------------------------------------
 // Shapes (token-standard-transfer-instruction-v1/v2.yaml, token-standard-metadata-v1.yaml)
@@ -172,11 +172,11 @@ const choiceContexts = [
   bindWritable(Surfaces.registry, GetTransferInstructionWithdrawContextV1, choiceContext("withdraw", "v1"))
 ]
 
-export const ChoiceContextWriteRoutes: ReadonlyArray<WriteRoute> = choiceContexts.map((route) => route.write)
+export const ChoiceContextWriteRoutes = writesOf(choiceContexts)
 
 export const RegistryRoutes = mergeRoutes(
   surfaceNotFound(Surfaces.registry),
-  ...choiceContexts.map((route) => route.bound),
+  ...boundOf(choiceContexts),
 
   bind(Surfaces.registry, GetRegistryInfo, () =>
     withScan("GET /registry/metadata/v1/info", (view) =>

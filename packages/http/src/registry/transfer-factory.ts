@@ -14,7 +14,7 @@ import { Schema } from "effect"
 import { ChoiceContext } from "./index.ts"
 import { registryContext, withScan } from "../scan/engine.ts"
 import { Surfaces, mergeRoutes } from "../surface.ts"
-import { bindWritable, type WriteRoute } from "../write-routes.ts"
+import { bindWritable, boundOf, writesOf } from "../write-routes.ts"
 
 /** What of TransferFactory_Transfer's arguments the registry reads (the rest passes through unread). */
 const FactoryChoiceArguments = Schema.Struct({
@@ -44,16 +44,18 @@ export const GetTransferFactory = HttpApiEndpoint.post("getTransferFactory", "/r
 export const TransferFactoryGroup = HttpApiGroup.make("transferFactory").add(GetTransferFactory).annotate(OpenApi.Title, "Transfer factory")
 
 /** The transfer factory, bound and declared a write route (write-routes.ts) with one handler. */
-const transferFactory = bindWritable(Surfaces.registry, GetTransferFactory, ({ payload }) =>
-  withScan("POST /registry/transfer-instruction/v1/transfer-factory", (view) => {
-    const transfer = payload.choiceArguments.transfer
-    return ScanReads.transferFactory(
-      registryContext(view),
-      { instrumentAdmin: transfer.instrumentId.admin, instrumentId: transfer.instrumentId.id, sender: transfer.sender, receiver: transfer.receiver },
-      payload.excludeDebugFields ?? false
-    )
-  })
-)
+const declared = [
+  bindWritable(Surfaces.registry, GetTransferFactory, ({ payload }) =>
+    withScan("POST /registry/transfer-instruction/v1/transfer-factory", (view) => {
+      const transfer = payload.choiceArguments.transfer
+      return ScanReads.transferFactory(
+        registryContext(view),
+        { instrumentAdmin: transfer.instrumentId.admin, instrumentId: transfer.instrumentId.id, sender: transfer.sender, receiver: transfer.receiver },
+        payload.excludeDebugFields ?? false
+      )
+    })
+  )
+]
 
-export const TransferFactoryRoutes = mergeRoutes(transferFactory.bound)
-export const TransferFactoryWriteRoutes: ReadonlyArray<WriteRoute> = [transferFactory.write]
+export const TransferFactoryRoutes = mergeRoutes(...boundOf(declared))
+export const TransferFactoryWriteRoutes = writesOf(declared)
