@@ -305,6 +305,10 @@ export const buildBundle = async () => {
 const withBuildId = (file) => {
   if (file.path !== scriptPath) return file
   const text = new TextDecoder().decode(file.contents)
+  // script-cached.mjs reads the script as Latin-1 (a quarter faster than UTF-8), which is the same text only for ASCII;
+  // esbuild writes ASCII (its default charset escapes everything else)
+  const beyondAscii = /[^\x00-\x7f]/.exec(text)
+  if (beyondAscii !== null) throw new Error(`the command line's script must be ASCII: character U+${beyondAscii[0].codePointAt(0).toString(16)} at ${beyondAscii.index}`)
   const id = createHash("sha256").update(text).digest("hex")
   return { path: file.path, contents: new TextEncoder().encode(text.replace(BUILD_ID_PLACEHOLDER, id)) }
 }

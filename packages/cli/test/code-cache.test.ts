@@ -23,9 +23,9 @@ const cacheDir = (): string => {
 /** The build id on the start script's first line, as the loader reads it. */
 const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/sandnet.cjs"), "utf8"))![1]!
 
-/** Starts an in-memory node with SANDNET_CODE_CACHE=`setting`, asks its health, stops it. */
-const startAndStop = async (setting: string): Promise<{ readonly health: number; readonly output: string }> => {
-  const node = await startNode(["--in-memory"], root, { env: { ...process.env, SANDNET_CODE_CACHE: setting } })
+/** Starts a node (in memory unless `args` say otherwise) with SANDNET_CODE_CACHE=`setting`, asks its health, stops it. */
+const startAndStop = async (setting: string, args: ReadonlyArray<string> = ["--in-memory"]): Promise<{ readonly health: number; readonly output: string }> => {
+  const node = await startNode(args, root, { env: { ...process.env, SANDNET_CODE_CACHE: setting } })
   try {
     const health = (await fetch(`${node.url}/sandnet/health`)).status
     // the cache is written just after the ready lines
@@ -37,6 +37,12 @@ const startAndStop = async (setting: string): Promise<{ readonly health: number;
 }
 
 describe("the command line's code cache", () => {
+  it("the script is ASCII, so the loader's Latin-1 read is its UTF-8 text", () => {
+    const bytes = fs.readFileSync(path.join(root, "packages/cli/dist/sandnet.cjs"))
+    expect(bytes.findIndex((byte) => byte > 0x7f)).toBe(-1)
+    expect(bytes.toString("latin1")).toBe(bytes.toString("utf8"))
+  })
+
   it("a start without a cache writes one for its build; the next start reads it", async () => {
     const dir = cacheDir()
     const first = await startAndStop(dir)
@@ -48,6 +54,16 @@ describe("the command line's code cache", () => {
     const second = await startAndStop(dir)
     expect(second.health).toBe(200)
     // accepted, so not written again
+    expect(fs.statSync(cache).mtimeMs).toBe(written.mtimeMs)
+  }, 120_000)
+
+  it("a start on a data directory reads its cache too: PGlite's thread, setting a V8 flag as it compiles PostgreSQL, does not make V8 reject it", async () => {
+    const dir = cacheDir()
+    const dataDir = path.join(cacheDir(), "data")
+    expect((await startAndStop(dir, ["--data-dir", dataDir])).health).toBe(200)
+    const cache = path.join(dir, `sandnet-start-${buildId()}.cjs-cache`)
+    const written = fs.statSync(cache)
+    expect((await startAndStop(dir, ["--data-dir", dataDir])).health).toBe(200)
     expect(fs.statSync(cache).mtimeMs).toBe(written.mtimeMs)
   }, 120_000)
 
