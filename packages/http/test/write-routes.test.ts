@@ -235,13 +235,22 @@ describe("the registry's factories and choice contexts as write routes (an open 
   })
 })
 
+/**
+ * A ledger user acting as a party of its own name, a counterpart party, and the user's token, which
+ * one request on the fast server has verified (the table answers only tokens verified before).
+ */
+const actingParty = async (name: string, counterpartName: string) => {
+  const facts = await engineFacts(ledgerNode)
+  const party = await allocateParty(ledgerNode, name)
+  const counterpart = await allocateParty(ledgerNode, counterpartName)
+  const token = await userWith(ledgerNode, name, [actAs(party)])
+  expect((await call(`${fast}/v2/state/ledger-end`, { token })).status).toBe(200)
+  return { facts, party, counterpart, token }
+}
+
 describe("the ledger's commands as write routes", () => {
   it("submit-and-wait: a success from the write route; a duplicate command, a party without the right and a malformed body as the Effect path answers them", async () => {
-    const facts = await engineFacts(ledgerNode)
-    const carl = await allocateParty(ledgerNode, "carl")
-    const dana = await allocateParty(ledgerNode, "dana")
-    const carlToken = await userWith(ledgerNode, "carl", [actAs(carl)])
-    expect((await call(`${fast}/v2/state/ledger-end`, { token: carlToken })).status).toBe(200)
+    const { facts, party: carl, counterpart: dana, token: carlToken } = await actingParty("carl", "dana")
     const command = (commandId: string, party = carl) => JSON.stringify({ commands: [createOffer(party, dana, facts.dso, commandId)], commandId, actAs: [party] })
     const headers = { "content-type": "application/json" }
     const first = await post(ledger(slow, "/commands/submit-and-wait"), carlToken, command("l-1"), headers)
@@ -260,11 +269,7 @@ describe("the ledger's commands as write routes", () => {
   })
 
   it("prepare (the Wallet SDK's first step of a transfer): the same prepared transaction both ways; no commands and a party without the right as the Effect path answers them", async () => {
-    const facts = await engineFacts(ledgerNode)
-    const erin = await allocateParty(ledgerNode, "erin")
-    const fred = await allocateParty(ledgerNode, "fred")
-    const erinToken = await userWith(ledgerNode, "erin", [actAs(erin)])
-    expect((await call(`${fast}/v2/state/ledger-end`, { token: erinToken })).status).toBe(200)
+    const { facts, party: erin, counterpart: fred, token: erinToken } = await actingParty("erin", "fred")
     const prepare = (commandId: string, party = erin, commands = [createOffer(party, fred, facts.dso, commandId)]) =>
       JSON.stringify({ commands, commandId, actAs: [party], synchronizerId: "", packageIdSelectionPreference: [] })
     const prepared = await bothWays("/interactive-submission/prepare", erinToken, prepare("p-1"), undefined, ledger)
