@@ -77,13 +77,19 @@ export interface StoreCore {
   readonly stats: Effect.Effect<StoreStats>
 }
 
-/** Every stream read page by page. */
+/**
+ * Every stream read page by page, up to READ_CONCURRENCY streams at once (in the order of
+ * `streams`): on a PostgreSQL server one stream's page is parsed while another's is on its way.
+ */
 const readEveryStream = (core: StoreCore): Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError> =>
   Effect.gen(function*() {
-    const out = new Map<string, ReadonlyArray<JournalEntry>>()
-    for (const stream of yield* core.streams) out.set(stream, yield* readPages((from, limit) => core.readStream(stream, from, limit)))
-    return out
+    const streams = yield* core.streams
+    const read = yield* Effect.forEach(streams, (stream) => readPages((from, limit) => core.readStream(stream, from, limit)), { concurrency: READ_CONCURRENCY })
+    return new Map(streams.map((stream, i) => [stream, read[i]!] as const))
   })
+
+/** Streams read at once by `readAll` (a PostgreSQL store's pool holds 4 connections). */
+const READ_CONCURRENCY = 3
 
 /** @internal */
 export const makeService = (core: StoreCore): EventStoreService => {

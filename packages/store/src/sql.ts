@@ -284,6 +284,17 @@ const sqlWriterBackend = (tables: Tables, mirror: JournalMirror | undefined): Wr
   }
 }
 
+/**
+ * A page's seqs, `limit` of them from `fromSeq`. A stream's seqs are dense (model.ts), so the upper
+ * bound selects what `LIMIT` alone would, and it keeps the page's plan bounded when the table's
+ * statistics are stale (a server without autovacuum, or a restart right after a load): with only
+ * `seq >= from`, PostgreSQL estimated a few thousand rows, chose a bitmap scan and sorted the whole
+ * rest of the stream on disk for every page of 5,000, 117 ms a page after 20,000 offers against
+ * 14 ms with the bound (EXPLAIN ANALYZE), quadratic in the stream's length.
+ */
+const seqRange = (sql: Tables["sql"], fromSeq: number, limit: number | undefined) =>
+  limit === undefined ? sql`seq >= ${fromSeq}` : sql`seq >= ${fromSeq} AND seq < ${fromSeq + limit}`
+
 /** The database side of reading with the mirror: bodies as the text the database holds. */
 const mirrorReads = (tables: Tables): MirrorReadBackend => {
   const { sql, events } = tables
@@ -302,7 +313,7 @@ const mirrorReads = (tables: Tables): MirrorReadBackend => {
     readTexts: (stream, fromSeq, limit) =>
       sql<{ seq: Seq; kind: string; json: string }>`
         SELECT seq, kind, body::text AS json FROM ${events}
-        WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit}`.pipe(
+        WHERE stream = ${stream} AND ${seqRange(sql, fromSeq, limit)} ORDER BY seq LIMIT ${limit}`.pipe(
         Effect.map((rows) => rows.map((row): EncodedEntry => ({ stream, seq: Number(row.seq), kind: row.kind, json: row.json }))),
         Effect.mapError(storageError("readAll"))
       )
@@ -316,7 +327,7 @@ const sqlReads = (tables: Tables): Pick<StoreCore, "readStream" | "streams" | "l
     readStream: (stream, fromSeq, limit) =>
       sql<{ seq: Seq; kind: string; body: unknown }>`
         SELECT seq, kind, body FROM ${events}
-        WHERE stream = ${stream} AND seq >= ${fromSeq} ORDER BY seq LIMIT ${limit ?? null}`.pipe(
+        WHERE stream = ${stream} AND ${seqRange(sql, fromSeq, limit)} ORDER BY seq LIMIT ${limit ?? null}`.pipe(
         Effect.map((rows) =>
           rows.map((row): JournalEntry => ({ stream, seq: Number(row.seq), kind: row.kind, body: row.body }))
         ),

@@ -52,6 +52,20 @@ export const behaviouralSuite = (
         })
       ))
 
+    it.live("reads every stream back at once, in stream order, a stream longer than a page whole", () =>
+      withStore((store) =>
+        Effect.gen(function*() {
+          // readAll reads several streams at once and pages of 5,000 (pages.ts): the map must still
+          // hold each stream's own entries, in the order of `streams`.
+          const lengths: ReadonlyArray<readonly [string, number]> = [["e", 3], ["a", 5003], ["c", 1], ["b", 40], ["d", 5000]]
+          const all = lengths.flatMap(([name, length]) => range(1, length).map((seq) => entry(name, seq, { [name]: seq })))
+          yield* store.append(all)
+          const read = yield* store.readAll()
+          expect([...read.keys()]).toEqual(["a", "b", "c", "d", "e"])
+          for (const [name, length] of lengths) expect(read.get(name)).toEqual(all.filter((e) => e.stream === name).slice(0, length))
+        })
+      ))
+
     it.live("appends and reads back in seq order, per stream", () =>
       withStore((store) =>
         Effect.gen(function*() {

@@ -52,7 +52,13 @@ type Target = { readonly kind: "pglite"; readonly dir: string } | { readonly kin
 const targetArgs = (target: Target): ReadonlyArray<string> =>
   target.kind === "pglite" ? ["--data-dir", target.dir] : ["--database-url", target.url, "--schema", target.schema]
 
-const OFFERS = 2000
+/** Offers before the kill: `SANDNET_BENCH_RESTART_OFFERS` (to see how a restart grows with the history), default 2,000. */
+const restartOffers = (): number => {
+  const raw = process.env["SANDNET_BENCH_RESTART_OFFERS"]
+  const offers = raw === undefined || raw === "" ? 2000 : Number(raw)
+  if (!Number.isInteger(offers) || offers < 1) throw new Error(`SANDNET_BENCH_RESTART_OFFERS must be a whole number of offers, got ${JSON.stringify(raw)}`)
+  return offers
+}
 const CLIENTS = 16
 
 interface Started {
@@ -182,11 +188,11 @@ export const benchRestart = async (): Promise<RestartBench> => {
   const bin = process.argv[1] ?? "packages/cli/bin/sandnet.js"
   const pairs: Array<RestartPair> = []
   const skipped: Array<string> = []
-  pairs.push({ database: "PGlite", baseline: await restartOnPglite(bin, 0), loaded: await restartOnPglite(bin, OFFERS) })
+  pairs.push({ database: "PGlite", baseline: await restartOnPglite(bin, 0), loaded: await restartOnPglite(bin, restartOffers()) })
   const url = postgresUrl()
   const reachable = await withPostgres(url, Effect.asVoid(Pg.PgClient)).then(() => undefined, (error: unknown) => String(error))
   if (reachable !== undefined) skipped.push(`PostgreSQL: ${reachable}`)
-  else pairs.push({ database: "PostgreSQL", baseline: await restartOnPostgres(bin, url, 0), loaded: await restartOnPostgres(bin, url, OFFERS) })
+  else pairs.push({ database: "PostgreSQL", baseline: await restartOnPostgres(bin, url, 0), loaded: await restartOnPostgres(bin, url, restartOffers()) })
   return { pairs, skipped }
 }
 
