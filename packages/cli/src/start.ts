@@ -237,7 +237,7 @@ export const start = (given: StartOptions) =>
       const network = engine.network
       const info = yield* StorageInfo
       const stored = yield* NodeStorage
-      const resumed = stored.initial.entries.length
+      const resumed = stored.initial.entryCount
       const lines = [
         `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
         `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,

@@ -30,7 +30,7 @@ export { DERIVED_KEY, derivedIndexes, type DerivedIndexes } from "./indexes/deri
 export { checkIndexRows, indexRowsOf, type IndexRowCheck, type ScanIndexRow } from "./indexes/rows.ts"
 
 // Storage
-export { makeNodeStorage, NodeStorage, nodeStorageLayer, nodeStorageLayerWith, type NodeStorageOptions, type NodeStorageService } from "./storage/node-storage.ts"
+export { type InitialJournals, makeNodeStorage, NodeStorage, nodeStorageLayer, nodeStorageLayerWith, type NodeStorageOptions, type NodeStorageService } from "./storage/node-storage.ts"
 export { storedUserManagementLayer } from "./storage/users.ts"
 export { historySpillDirOf, schemaForNode, StorageInfo, storageLayer, type StorageChoice, type StorageDescription } from "./storage/choice.ts"
 export { SpilledSegments } from "./runtime/history-spill.ts"

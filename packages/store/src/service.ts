@@ -84,7 +84,15 @@ export interface StoreCore {
 const readEveryStream = (core: StoreCore): Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError> =>
   Effect.gen(function*() {
     const streams = yield* core.streams
-    const read = yield* Effect.forEach(streams, (stream) => readPages((from, limit) => core.readStream(stream, from, limit)), { concurrency: READ_CONCURRENCY })
+    const read: Array<ReadonlyArray<JournalEntry>> = []
+    // Each stream's fiber returns nothing: node-postgres keeps the callback of the first request for
+    // each new connection (a listener on it), and through it that fiber and its result, for the
+    // connection's life; a stream as a fiber's result stayed on the heap for the node's life.
+    yield* Effect.forEach(
+      streams,
+      (stream, i) => Effect.map(readPages((from, limit) => core.readStream(stream, from, limit)), (entries) => void (read[i] = entries)),
+      { concurrency: READ_CONCURRENCY, discard: true }
+    )
     return new Map(streams.map((stream, i) => [stream, read[i]!] as const))
   })
 

@@ -52,7 +52,7 @@ export const makeRuntimeContext = (options: NodeRuntimeOptions): Effect.Effect<R
   Effect.gen(function* () {
     const storage = options.storage
     const initial = storage?.initial
-    const stored = initial !== undefined && initial.entries.length > 0
+    const stored = initial !== undefined && initial.entryCount > 0
     const config: CoinNetworkConfig = (stored ? initial.config : undefined) ?? { ...defaultCoinNetworkConfig, ...options.network }
     const offset = yield* Ref.make(initial?.clock?.offset ?? 0)
     const lock = yield* Effect.makeSemaphore(1)

@@ -50,7 +50,7 @@ export const clusterNodeRuntimeLayer = (
       const storage = yield* NodeStorage
       const transport = yield* makeClusterTransport({ url: cluster.url, schema: cluster.cluster })
       const agreed = yield* agreeOnShape(transport, { cluster: cluster.cluster, node: cluster.node, superValidators: cluster.superValidators, validators: cluster.validators })
-      const stored = storage.initial.entries.length > 0 ? storage.initial.config : undefined
+      const stored = storage.initial.entryCount > 0 ? storage.initial.config : undefined
       if (stored !== undefined && JSON.stringify(stored) !== JSON.stringify(agreed)) {
         return yield* new JournalReplayFailed({ message: `the node's stored network configuration is not the cluster's (${cluster.cluster}): was the cluster's schema dropped?` })
       }

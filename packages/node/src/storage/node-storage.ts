@@ -5,7 +5,8 @@
  * order with group commit. `sandnet start` builds it over the EventStore layer it picked (PGlite,
  * PostgreSQL or memory); the runtime then replays `initial` instead of running genesis.
  */
-import { EventStore, type EventStoreService, type StorageError } from "@sandnet/store"
+import { invariant } from "@sandnet/core"
+import { EventStore, type EventStoreService, type JournalEntry, type StorageError } from "@sandnet/store"
 import { Context, Effect, Layer } from "effect"
 import { type JournalCommitter, makeJournalCommitter } from "../journal/committer.ts"
 import type { JournalReplayFailed } from "../journal/errors.ts"
@@ -13,10 +14,23 @@ import { readJournals, type StoredJournals } from "../journal/read.ts"
 import { JournalRecorder } from "../journal/recorder.ts"
 import { Streams } from "../journal/streams.ts"
 
+/** What the store held when the node started, but the engine's entries (`takeInitialEntries`). */
+export interface InitialJournals extends Omit<StoredJournals, "entries"> {
+  /** How many entries of the engine's streams the store held (0: a new network). */
+  readonly entryCount: number
+}
+
 export interface NodeStorageService {
   readonly store: EventStoreService
-  /** The journals as they were when the node started. */
-  readonly initial: StoredJournals
+  /** The journals as they were when the node started: heads, configuration, clock, user management. */
+  readonly initial: InitialJournals
+  /**
+   * The engine's stored entries, for the first engine's replay: taken once and not kept, so that
+   * they live only as long as the replay needs them. Kept here, they were a restarted node's
+   * largest object for its whole life: after 20,000 W1 offers on PostgreSQL its heap held 232 MiB
+   * against 112 MiB without them (86 MiB on the node before the kill).
+   */
+  readonly takeInitialEntries: () => ReadonlyArray<JournalEntry>
   /** Entries of the engine's streams (collected during an engine operation, drained after it). */
   readonly engine: JournalRecorder
   /** Entries of user management (`admin`). */
@@ -47,7 +61,15 @@ export interface NodeStorageOptions {
 
 export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOptions = {}) =>
   Effect.gen(function* () {
-    const initial = yield* readJournals(store)
+    const { entries, ...stored } = yield* readJournals(store)
+    const initial: InitialJournals = { ...stored, entryCount: entries.length }
+    let untaken: ReadonlyArray<JournalEntry> | undefined = entries
+    const takeInitialEntries = (): ReadonlyArray<JournalEntry> => {
+      const taken = untaken
+      invariant(taken !== undefined, "a node's stored entries are replayed once, by its first engine")
+      untaken = undefined
+      return taken
+    }
     const engine = new JournalRecorder(withoutAdmin(initial.heads), initial.lastOrdinal)
     const admin = new JournalRecorder(onlyAdmin(initial.heads), 0)
     const committer = yield* makeJournalCommitter(store)
@@ -59,7 +81,7 @@ export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOp
       yield* committer.healed
       return stored
     })
-    const service: NodeStorageService = { store, initial, engine, admin, committer, keepsIndexes: options.keepsIndexes ?? true, reload }
+    const service: NodeStorageService = { store, initial, takeInitialEntries, engine, admin, committer, keepsIndexes: options.keepsIndexes ?? true, reload }
     return service
   })
 
