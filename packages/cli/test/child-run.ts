@@ -13,19 +13,24 @@ export interface ChildRun {
   readonly pid: number | undefined
 }
 
-/** Runs `command` with `args`; past `timeoutMillis` it is killed (SIGKILL), as spawnSync's timeout does. */
+/**
+ * Runs `command` with `args`; past `timeoutMillis` it is killed (SIGKILL) with everything it started:
+ * it runs as a process group of its own, and the group is killed. Killing only the child (a shell)
+ * left what the shell had started running: a documented command that ran the whole suite outlived
+ * its timeout by ten minutes and held the PostgreSQL schemas the next run's cluster tests wanted.
+ */
 export const runChild = (
   command: string,
   args: ReadonlyArray<string>,
   options: { readonly cwd: string; readonly env?: NodeJS.ProcessEnv; readonly timeoutMillis: number }
 ): Promise<ChildRun> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"], detached: true })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMillis)
+    const timer = setTimeout(() => killGroup(child.pid, () => child.kill("SIGKILL")), options.timeoutMillis)
     child.on("error", (error) => {
       clearTimeout(timer)
       reject(error)
@@ -35,3 +40,13 @@ export const runChild = (
       resolve({ status, signal, stdout, stderr, pid: child.pid })
     })
   })
+
+/** SIGKILL to the process group led by `pid`; `otherwise` when there is none (it ended, or never started). */
+const killGroup = (pid: number | undefined, otherwise: () => void): void => {
+  try {
+    if (pid === undefined) throw new Error("no pid")
+    process.kill(-pid, "SIGKILL")
+  } catch {
+    otherwise()
+  }
+}
