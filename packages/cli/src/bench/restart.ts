@@ -6,10 +6,10 @@
  * kill -9 and restart of a node that took no offers (its genesis only), so the difference is what
  * the history costs a restart. Two sizes of history by default, 2,000 offers (issue 13's row) and
  * 20,000 (how a restart grows with it: every journal is replayed), or the list in
- * `SANDNET_BENCH_RESTART_OFFERS` (offers, comma-separated). Both databases: the embedded PGlite (`--data-dir`, a new directory
- * per run) and a PostgreSQL server (`--database-url`, a new schema per run, dropped after it):
- * `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test server; its rows are
- * skipped when it cannot be reached.
+ * `SANDNET_BENCH_RESTART_OFFERS` (offers, comma-separated). Both databases: the embedded PGlite
+ * (`--data-dir`, a new directory per run) and a PostgreSQL server (`--database-url`, a new schema
+ * per run, dropped after it): `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test
+ * server; its rows are skipped when it cannot be reached.
  */
 import * as Pg from "@effect/sql-pg/PgClient"
 import type { SqlClient } from "@effect/sql/SqlClient"

@@ -3,7 +3,8 @@
  * EventStore, what it held when the node started, the recorders that turn journal sinks into
  * entries (one for the engine, one for user management) and the committer that writes them in
  * order with group commit. `sandnet start` builds it over the EventStore layer it picked (PGlite,
- * PostgreSQL or memory); the runtime then replays `initial` instead of running genesis.
+ * PostgreSQL or memory); the runtime then replays the stored entries (`takeInitialEntries`) instead
+ * of running genesis.
  */
 import { invariant } from "@sandnet/core"
 import { EventStore, type EventStoreService, type JournalEntry, type StorageError } from "@sandnet/store"
