@@ -134,6 +134,15 @@ export class ArchivedLog<T> implements Iterable<T> {
   private readonly parsed = new Map<number, T>()
   /** The segment being compressed, if one is. */
   private sealing: Sealing | undefined = undefined
+  /** While held, `push` archives nothing (`hold`). */
+  private held = false
+  /**
+   * After a hold, the hot entries `push` tolerates before it archives itself while the owner's
+   * steps take the backlog: those held at `release` plus the log's allowance, until the backlog is
+   * archived (then the usual bound again). Without it every push after a restart compressed a
+   * segment on the request's path.
+   */
+  private tolerated = 0
 
   constructor(readonly limits: ArchivedLogLimits = NEVER_ARCHIVE) {
     invariant(limits.hotEntries >= 0 && limits.segmentEntries >= 1, "an archived log needs segments of at least one entry")
@@ -150,10 +159,32 @@ export class ArchivedLog<T> implements Iterable<T> {
 
   push(entry: T): void {
     this.hot.push(entry)
-    if (this.hot.length < this.limits.hotEntries + Math.max(this.limits.deferUpTo ?? 0, this.limits.segmentEntries)) return
+    if (this.held || this.hot.length < Math.max(this.limits.hotEntries + this.allowance(), this.tolerated)) return
     // Past the bound: the oldest segment is archived now, whatever its owner's turns had done of it.
     const sealing = this.sealing ?? this.beginSealing()
     this.install(sealing, zlib.brotliCompressSync((sealing.written ?? this.finishWriting(sealing)).bytes, SEGMENT_BROTLI))
+  }
+
+  /**
+   * Until `release`, `push` keeps every entry as an object, past the log's bound too; archiving
+   * steps (`archiveDue`, `archiveStep`) still work. For a restart: the entries it replays are in
+   * memory anyway (the parsed journal), and archiving them during the replay compressed segments
+   * that the wallets, built right after, inflated and parsed again to walk the history; the
+   * owner's archiving steps take the backlog once the node serves.
+   */
+  hold(): void {
+    this.held = true
+  }
+
+  /** Ends `hold`: `push` archives again past the bound, the backlog held meanwhile tolerated until archived. */
+  release(): void {
+    this.held = false
+    this.tolerated = this.hot.length + this.allowance()
+  }
+
+  /** Entries beyond the hot ones that `push` leaves to the archiving steps. */
+  private allowance(): number {
+    return Math.max(this.limits.deferUpTo ?? 0, this.limits.segmentEntries)
   }
 
   /**
@@ -268,6 +299,7 @@ export class ArchivedLog<T> implements Iterable<T> {
     this.hot = this.hot.slice(sealing.entries)
     this.archived += sealing.entries
     this.sealing = undefined
+    if (this.hot.length < this.limits.hotEntries + this.allowance()) this.tolerated = 0
   }
 
   private inflate(n: number): Inflated {

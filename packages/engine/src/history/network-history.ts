@@ -29,3 +29,15 @@ export const archiveHistoryStep = (network: CoinNetwork, maxEntries: number): bo
   for (const log of historyLogsOf(network)) if (log.archiveStep(maxEntries)) return true
   return false
 }
+
+/**
+ * Holds every history log of the network (`ArchivedLog.hold`) until the returned function is
+ * called: a restart's replay and the wallets' first walk over what it rebuilt.
+ */
+export const holdHistoryArchiving = (network: CoinNetwork): (() => void) => {
+  const logs = historyLogsOf(network)
+  for (const log of logs) log.hold()
+  return () => {
+    for (const log of logs) log.release()
+  }
+}

@@ -4,7 +4,7 @@
  * follow (finish.ts).
  */
 import type { Micros } from "@sandnet/core"
-import type { DsoAutomation, WalletApi } from "@sandnet/engine"
+import { holdHistoryArchiving, type DsoAutomation, type WalletApi } from "@sandnet/engine"
 import { Effect, Option } from "effect"
 import { ClusterLink, INBOX_KEY, type InboxCursor } from "../cluster/link.ts"
 import type { CaptureState } from "../journal/capture.ts"
@@ -34,7 +34,11 @@ export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineS
   Effect.gen(function* () {
     const base = yield* buildEngineBase(ctx.config, start, ctx.historyLimits)
     const cluster = yield* linkCluster(ctx, base)
-    const started = source._tag === "Genesis" ? yield* startFromGenesis(ctx, base, cluster) : yield* startFromJournals(ctx, base, cluster, source.journals)
+    // The replay and the wallets' first walk over what it rebuilt keep the history as objects; the
+    // archiver takes the backlog once the node serves (ArchivedLog.hold).
+    const release = holdHistoryArchiving(base.network)
+    const starting = source._tag === "Genesis" ? startFromGenesis(ctx, base, cluster) : startFromJournals(ctx, base, cluster, source.journals)
+    const started = yield* Effect.onError(starting, () => Effect.sync(release))
     const wallets: Array<WalletApi> = []
     const dsoAutomations: Array<DsoAutomation> = []
     const instance: EngineInstance = { ...base, wallets, dsoAutomations, cluster }
@@ -42,7 +46,8 @@ export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineS
     const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals)
     // One process, one network: genesis is done by now. In a cluster the runtime finishes the
     // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts).
-    if (cluster === undefined) yield* finish
+    if (cluster === undefined) yield* Effect.ensuring(finish, Effect.sync(release))
+    else release()
     return { engine: instance, capture: started.capture, finish }
   })
 
