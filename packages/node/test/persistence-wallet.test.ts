@@ -4,23 +4,13 @@
  * rounds, wallet automations) running and re-armed after the restart.
  */
 import { SIMULATION_EPOCH, micros } from "@sandnet/core"
-import { EventStore, makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Node from "../src/index.ts"
+import { startOnBacking } from "./memory-node.ts"
 
-const startRuntime = async (backing: MemoryBacking) => {
-  const scope = Effect.runSync(Scope.make())
-  const runtime = await Effect.runPromise(
-    Effect.gen(function* () {
-      const store = Context.get(yield* Layer.buildWithScope(EventStore.memoryWith(backing), scope), EventStore)
-      const storage = yield* Node.makeNodeStorage(store)
-      const runtime = yield* Node.makeNodeRuntime({ storage, wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
-      return { runtime, store }
-    }).pipe(Scope.extend(scope))
-  )
-  return { ...runtime, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
+const startRuntime = (backing: MemoryBacking) => startOnBacking(backing, { wallets: true, automation: true, clock: { _tag: "manual", start: SIMULATION_EPOCH } })
 
 /**
  * The stored index rows (every node's ACS, the SV's scan) are exactly what the engine holds, after

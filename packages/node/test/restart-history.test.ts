@@ -5,25 +5,17 @@
  */
 import { SIMULATION_EPOCH } from "@sandnet/core"
 import { historyLogsOf } from "@sandnet/engine"
-import { EventStore, makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Node from "../src/index.ts"
+import { startOnBacking } from "./memory-node.ts"
 
 /** Archives after a few entries: segments of 2, 2 kept as objects, 4 more left to the archiver. */
 const SMALL_HISTORY = { hotEntries: 2, segmentEntries: 2, deferUpTo: 4 }
 
-const startRuntime = async (backing: MemoryBacking) => {
-  const scope = Effect.runSync(Scope.make())
-  const runtime = await Effect.runPromise(
-    Effect.gen(function* () {
-      const store = Context.get(yield* Layer.buildWithScope(EventStore.memoryWith(backing), scope), EventStore)
-      const storage = yield* Node.makeNodeStorage(store)
-      return yield* Node.makeNodeRuntime({ storage, wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, historyLimits: SMALL_HISTORY })
-    }).pipe(Scope.extend(scope))
-  )
-  return { runtime, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
-}
+const startRuntime = (backing: MemoryBacking) =>
+  startOnBacking(backing, { wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, historyLimits: SMALL_HISTORY })
 
 const wallet = <A, E>(runtime: Node.NodeRuntimeService, f: (w: Node.EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
   Effect.runPromise(Effect.either(runtime.run((engine) => f(engine.wallets[0]!))))
