@@ -25,6 +25,8 @@ describe("runChild", () => {
     try {
       expect(run.signal).toBe("SIGKILL")
       expect(sleeper).toBeGreaterThan(0)
+      // the group's SIGKILL is delivered at once, but the sleep's exit may trail the shell's: wait for it (it would run 30 s)
+      for (let i = 0; i < 200 && running(sleeper); i++) await new Promise((resolve) => setTimeout(resolve, 10))
       expect(running(sleeper)).toBe(false)
     } finally {
       if (sleeper > 0 && running(sleeper)) process.kill(sleeper, "SIGKILL")
