@@ -42,8 +42,8 @@ export interface ArchivedLogLimits {
   readonly segmentEntries: number
   /**
    * When set, `push` leaves archiving to `archiveDue` until this many entries beyond `hotEntries`
-   * are held: a serving node archives beside its ticks, off the path of the operation that pushed and
-   * of a restart's replay, and past this bound `push` archives anyway.
+   * are held: a serving node archives beside its ticks, off the path of the operation that pushed,
+   * and past this bound `push` archives anyway (a restart's replay holds the log instead: `hold`).
    */
   readonly deferUpTo?: number
   /** Where compressed segments are kept (default: in memory, `keepSegmentsInMemory`). */

@@ -27,7 +27,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const ctx = yield* makeRuntimeContext(options)
     const { storage, exclusive, engineTime } = ctx
     const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
-    const source = storage === undefined || storage.initial.entryCount === 0 ? sourceOf(undefined) : sourceOf({ ...storage.initial, entries: storage.takeInitialEntries() })
+    const source = sourceOf(storage === undefined ? undefined : { ...storage.initial, entries: storage.takeInitialEntries() })
     const first = yield* createEngine(ctx, yield* engineTime(undefined), source)
     const current = yield* Ref.make(first.engine)
     ctx.followEngine(current)
