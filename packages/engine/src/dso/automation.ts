@@ -171,20 +171,7 @@ export class DsoAutomation implements Actor {
   readonly address: string
   /** A failing plan or submission is this automation's alone: logged, counted, backed off. */
   readonly guard: AutomationGuard
-  readonly stats: DsoAutomationStats = {
-    roundsAdvanced: 0,
-    roundsIssuing: 0,
-    roundsClosed: 0,
-    roundsArchived: 0,
-    couponsExpired: 0,
-    dustExpired: 0,
-    dustBurned: 0n,
-    votesClosed: 0,
-    markersConverted: 0,
-    trafficLimitsSent: 0,
-    commandsSubmitted: 0,
-    commandsFailed: 0
-  }
+  readonly stats: DsoAutomationStats = noDsoStats()
   /** The DSO's contracts as this SV's participant sees them now (a restarted node is a new ParticipantLogic). */
   private get view(): DsoView {
     return new DsoView(this.network.dso, this.sv.participant.logic)
@@ -617,22 +604,25 @@ export const startDsoAutomation = (
     return automations
   })
 
+/** Stats of an automation that has done nothing yet. */
+const noDsoStats = (): DsoAutomationStats => ({
+  roundsAdvanced: 0,
+  roundsIssuing: 0,
+  roundsClosed: 0,
+  roundsArchived: 0,
+  couponsExpired: 0,
+  dustExpired: 0,
+  dustBurned: 0n,
+  votesClosed: 0,
+  markersConverted: 0,
+  trafficLimitsSent: 0,
+  commandsSubmitted: 0,
+  commandsFailed: 0
+})
+
 /** Sums the stats of several SVs' automations. */
 export const totalDsoStats = (automations: ReadonlyArray<DsoAutomation>): DsoAutomationStats => {
-  const total: DsoAutomationStats = {
-    roundsAdvanced: 0,
-    roundsIssuing: 0,
-    roundsClosed: 0,
-    roundsArchived: 0,
-    couponsExpired: 0,
-    dustExpired: 0,
-    dustBurned: 0n,
-    votesClosed: 0,
-    markersConverted: 0,
-    trafficLimitsSent: 0,
-    commandsSubmitted: 0,
-    commandsFailed: 0
-  }
+  const total = noDsoStats()
   for (const a of automations) {
     for (const key of Object.keys(total) as Array<keyof DsoAutomationStats>) {
       if (key === "dustBurned") total.dustBurned += a.stats.dustBurned
