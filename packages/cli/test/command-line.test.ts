@@ -25,7 +25,9 @@ const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Pro
     let stderr = ""
     child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()))
     child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()))
-    child.on("exit", (code) => resolve({ code, stdout, stderr }))
+    // a command that hangs is a failure too: killed, its code is null
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("exit", (code) => (clearTimeout(timer), resolve({ code, stdout, stderr })))
   })
 
 /** The run failed with exactly one line on stderr, no stack trace, and that line matches. */
@@ -79,6 +81,11 @@ describe("what the environment refuses", () => {
     expectOneLine(await run(["start", "--data-dir", file]), 2, /the data directory .*a-file is a file: choose another with --data-dir/)
     expectOneLine(await run(["start", "--data-dir", path.join(file, "node")]), 2, /the data directory .*a-file\/node is under a file \(.*a-file\): choose another with --data-dir/)
   })
+
+  it("a data directory the system will not make (under /proc) is refused, and the start exits", async () => {
+    // Node's recursive mkdir spun forever on this path in PGlite's thread, after the error was printed
+    expectOneLine(await run(["start", "--data-dir", "/proc/1/sandnet"]), 2, /the data directory \/proc\/1\/sandnet is not writable \(\/proc\/1\)/)
+  }, 90_000)
 
   it("a start refused on a data directory exits and leaves the directory unlocked (PGlite's thread, started early, is closed)", async () => {
     const dataDir = path.join(dir, "refused")

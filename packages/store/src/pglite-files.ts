@@ -202,6 +202,28 @@ const isAlive = (pid: number): boolean => {
   }
 }
 
+/**
+ * `mkdir -p`, a directory at a time. Node's own `{ recursive: true }` never returns on some paths: on
+ * Node 20, `fs.mkdirSync("/proc/1/x", { recursive: true })` spins at full CPU, deaf to signals (mkdir
+ * answers ENOENT although the parent exists, and it tries again), and so did `sandnet start --data-dir
+ * /proc/1/x` after printing its error, in PGlite's thread started early. This fails with that ENOENT.
+ */
+export const makeDirectories = (dir: string): void => {
+  const missing: Array<string> = []
+  for (let current = path.resolve(dir); !fs.existsSync(current); current = path.dirname(current)) {
+    missing.push(current)
+    if (path.dirname(current) === current) break
+  }
+  for (const each of missing.reverse()) {
+    try {
+      fs.mkdirSync(each)
+    } catch (error) {
+      // made meanwhile by another process: fine
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+    }
+  }
+}
+
 /** The data directory cannot be locked: in use by another process, or the lock file cannot be written. */
 export class DataDirLockError extends Error {}
 

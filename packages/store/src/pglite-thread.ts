@@ -9,10 +9,9 @@
  */
 import type { PGlite } from "@electric-sql/pglite"
 import type { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import * as fs from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import type { FromPgliteThread, PgliteThreadData, PgliteThreadReady, ToPgliteThread } from "./pglite-host.ts"
-import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, makeTemplateSpare, START_PARAMS, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
+import { DataDirLockError, fillPgdata, INITDB_PARAMS, loadPglite, makeDirectories, makeTemplateSpare, START_PARAMS, lockDataDir, pgdataExists, unlockDataDir } from "./pglite-files.ts"
 import { precompilePglite } from "./pglite-wasm.ts"
 
 const port = parentPort!
@@ -79,7 +78,7 @@ const makeSpareLater = (): void => {
 
 const open = async (): Promise<PgliteThreadReady> => {
   const started = performance.now()
-  await step("cannot create the data directory", () => fs.mkdirSync(data.dataDir, { recursive: true }))
+  await step("cannot create the data directory", () => makeDirectories(data.dataDir))
   try {
     opened.lockFile = lockDataDir(data.dataDir)
   } catch (error) {
