@@ -8,10 +8,12 @@
 import { startPgliteEarly } from "@sandnet/store/pglite-host"
 import { preflight } from "./help.ts"
 
-/** Whether `start` with these flags opens the embedded database (PGlite). */
+/** Whether `start` with these flags opens the embedded database (PGlite), as start.ts's `storageChoice` decides: a --data-dir beats DATABASE_URL. */
 const embeddedDatabase = (args: ReadonlyArray<string>): boolean => {
+  const flags = args.map((arg) => arg.split("=")[0]!)
   const elsewhere = ["--in-memory", "--database-url", "--cluster"]
-  return !args.some((arg) => elsewhere.includes(arg.split("=")[0]!)) && (process.env["DATABASE_URL"] ?? "") === ""
+  if (flags.some((flag) => elsewhere.includes(flag))) return false
+  return flags.includes("--data-dir") || (process.env["DATABASE_URL"] ?? "") === ""
 }
 
 /** `start`'s data directory as given (`--data-dir DIR` or `--data-dir=DIR`), else undefined (the default). */

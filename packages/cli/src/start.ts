@@ -77,14 +77,36 @@ const clusterOf = (options: StartOptions): { readonly cluster: string; readonly 
   return { cluster, url }
 }
 
-/** Which store the options pick: --in-memory, else --database-url / DATABASE_URL, else PGlite in --data-dir. */
+/**
+ * Which store the options pick: --in-memory, --database-url or --data-dir as given (one of them:
+ * `storageConflict`), else DATABASE_URL from the environment, else PGlite in ./.sandnet. A flag
+ * beats the environment: `--data-dir` on a machine that exports DATABASE_URL opens that directory.
+ */
 export const storageChoice = (options: StorageOptions): StorageChoice => {
   if (options.inMemory) return { _tag: "memory" }
-  const url = Option.getOrUndefined(options.databaseUrl) ?? process.env["DATABASE_URL"]
+  const url = Option.getOrUndefined(options.databaseUrl) ?? (Option.isSome(options.dataDir) ? undefined : process.env["DATABASE_URL"])
   if (url !== undefined && url !== "") {
     return { _tag: "postgres", url, schema: Option.getOrElse(options.schema, () => schemaForNode(options.nodeName)) }
   }
   return { _tag: "pglite", dataDir: Option.getOrElse(options.dataDir, () => DEFAULT_DATA_DIR) }
+}
+
+/**
+ * Storage flags given together that pick different stores (or a schema for a store that has none),
+ * as the message that refuses them; undefined when they agree. Taking one silently would run a node
+ * on a store its user did not mean (a throwaway node for a kept one, or the other way round).
+ */
+export const storageConflict = (options: StorageOptions): string | undefined => {
+  const given = [
+    ...(options.inMemory ? ["--in-memory"] : []),
+    ...(Option.isSome(options.dataDir) ? ["--data-dir"] : []),
+    ...(Option.isSome(options.databaseUrl) ? ["--database-url"] : [])
+  ]
+  if (given.length > 1) return `${given.join(" and ")} pick different stores: give one of them`
+  if (Option.isSome(options.schema) && storageChoice(options)._tag !== "postgres") {
+    return "--schema names the node's PostgreSQL schema: it goes with --database-url (or DATABASE_URL), not with the embedded or in-memory store"
+  }
+  return undefined
 }
 
 /**
@@ -193,6 +215,8 @@ export const start = (given: StartOptions) =>
     const localnet = given.localnet === true
     // LocalNet's ledger and wallet user is ledger-api-user (the validator operator's).
     const options: StartOptions = localnet ? { ...given, validatorWalletUser: LOCALNET_USER } : given
+    const conflict = storageConflict(options)
+    if (conflict !== undefined) return yield* Effect.fail(new UsageError({ message: conflict }))
     const cluster = clusterOf(options)
     if (typeof cluster === "string") return yield* Effect.fail(new UsageError({ message: cluster }))
     if (localnet && cluster !== undefined) return yield* Effect.fail(new UsageError({ message: "--localnet runs one node with LocalNet's layout: leave out --cluster" }))

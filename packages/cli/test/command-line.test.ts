@@ -69,6 +69,21 @@ describe("mistakes in the command line", () => {
     expectOneLine(await run(["restore", "--in", "no-such.json.gz"]), 2, /^sandnet restore: no-such\.json\.gz: no such file/)
   })
 
+  it("storage flags that pick different stores, or a schema for a store without one", async () => {
+    const kept = path.join(dir, "kept")
+    expectOneLine(await run(["start", "--in-memory", "--data-dir", kept]), 2, /^sandnet start: --in-memory and --data-dir pick different stores: give one of them$/)
+    expectOneLine(await run(["start", "--data-dir", kept, "--database-url", "postgres://127.0.0.1:1/x"]), 2, /--data-dir and --database-url pick different stores/)
+    expectOneLine(await run(["start", "--in-memory", "--schema", "s"]), 2, /--schema names the node's PostgreSQL schema: it goes with --database-url/)
+    expect(fs.existsSync(kept)).toBe(false)
+  })
+
+  it("a --data-dir beats DATABASE_URL from the environment", async () => {
+    // the embedded store is chosen: its directory is checked (a file here), the server never asked
+    const env = { DATABASE_URL: "postgres://nobody@127.0.0.1:1/x" }
+    expectOneLine(await run(["start", "--data-dir", path.join(dir, "a-file")], env), 2, /the data directory .*a-file is a file/)
+    expectOneLine(await run(["start"], env), 1, /cannot reach the PostgreSQL server at 127\.0\.0\.1:1/)
+  })
+
   it("a missing required flag says what to give", async () => {
     expectOneLine(await run(["token"]), 2, /^sandnet token: --user USER is required: .*e\.g\. sandnet token --user operator$/)
     expectOneLine(await run(["snapshot"]), 2, /--out FILE is required/)
