@@ -84,6 +84,10 @@ describe("mistakes in the command line", () => {
     expectOneLine(await run(["start"], env), 1, /cannot reach the PostgreSQL server at 127\.0\.0\.1:1/)
   })
 
+  it("a file that is not a scenario says what a scenario is, without quoting the file", async () => {
+    expectOneLine(await run(["simulate", path.join(dir, "a-file")]), 2, /a-file: not a scenario: it is a YAML string, and a scenario is a YAML mapping \(name, seed, topology, \.\.\.; e\.g\. scenarios\/smoke\.yaml\)$/)
+  })
+
   it("a missing required flag says what to give", async () => {
     expectOneLine(await run(["token"]), 2, /^sandnet token: --user USER is required: .*e\.g\. sandnet token --user operator$/)
     expectOneLine(await run(["snapshot"]), 2, /--out FILE is required/)

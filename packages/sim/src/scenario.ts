@@ -136,6 +136,11 @@ export const parseScenario = (text: string, file = "<scenario>"): Either.Either<
   } catch (e) {
     return Either.left(new ScenarioError({ file, message: `not valid YAML: ${e instanceof Error ? e.message : String(e)}` }))
   }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    // Schema's message would quote the whole file (a text file given by mistake)
+    const what = raw === null || raw === undefined ? "empty" : Array.isArray(raw) ? "a YAML list" : `a YAML ${typeof raw}`
+    return Either.left(new ScenarioError({ file, message: `not a scenario: it is ${what}, and a scenario is a YAML mapping (name, seed, topology, ...; e.g. scenarios/smoke.yaml)` }))
+  }
   const decoded = Schema.decodeUnknownEither(Scenario, { onExcessProperty: "error" })(raw)
   if (Either.isLeft(decoded)) {
     // One line per problem, at its path (e.g. faults.crashes.0.downtime: expected a duration ...).
