@@ -69,7 +69,8 @@ const storageOptions = {
 const startCommand = Command.make(
   "start",
   {
-    port: Options.integer("port").pipe(Options.optional),
+    // text, checked by portOf: its message says what a port is (Options.integer's: "'abc' is not a integer")
+    port: Options.text("port").pipe(Options.optional),
     host: Options.text("host").pipe(Options.withDefault("127.0.0.1")),
     secret: Options.text("secret").pipe(Options.withDefault("unsafe")),
     validatorWalletUser: Options.text("validator-wallet-user").pipe(Options.withDefault("operator")),
