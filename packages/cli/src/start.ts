@@ -209,21 +209,29 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2)
 const portsOf = (options: StartOptions): ReadonlyArray<number> =>
   options.localnet === true ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
 
+/** The store a start opens (and its cluster, if it joins one), or the usage error that refuses its flags. */
+const storageOfStart = (options: StartOptions) =>
+  Effect.gen(function* () {
+    const refuse = (message: string) => Effect.fail(new UsageError({ message }))
+    const conflict = storageConflict(options)
+    if (conflict !== undefined) return yield* refuse(conflict)
+    const cluster = clusterOf(options)
+    if (typeof cluster === "string") return yield* refuse(cluster)
+    if (options.localnet === true && cluster !== undefined) return yield* refuse("--localnet runs one node with LocalNet's layout: leave out --cluster")
+    const choice: StorageChoice =
+      cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
+    const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
+    if (problem !== undefined) return yield* refuse(problem)
+    return { cluster, choice }
+  })
+
 export const start = (given: StartOptions) =>
   Effect.gen(function* () {
     const started = performance.now()
     const localnet = given.localnet === true
     // LocalNet's ledger and wallet user is ledger-api-user (the validator operator's).
     const options: StartOptions = localnet ? { ...given, validatorWalletUser: LOCALNET_USER } : given
-    const conflict = storageConflict(options)
-    if (conflict !== undefined) return yield* Effect.fail(new UsageError({ message: conflict }))
-    const cluster = clusterOf(options)
-    if (typeof cluster === "string") return yield* Effect.fail(new UsageError({ message: cluster }))
-    if (localnet && cluster !== undefined) return yield* Effect.fail(new UsageError({ message: "--localnet runs one node with LocalNet's layout: leave out --cluster" }))
-    const choice: StorageChoice =
-      cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
-    const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
-    if (problem !== undefined) return yield* Effect.fail(new UsageError({ message: problem }))
+    const { cluster, choice } = yield* storageOfStart(options)
     yield* probePorts(options.host, portsOf(options))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
