@@ -33,7 +33,8 @@ import {
 import { EventStore } from "@sandnet/store"
 import { Clock, Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
-import { storageChoice, type StorageOptions } from "./start.ts"
+import { UsageError } from "./failure.ts"
+import { storageChoice, storageConflict, type StorageOptions } from "./start.ts"
 
 /**
  * What the comparison with the stored digest of the indexes found. A store closed by kill -9 may
@@ -46,6 +47,12 @@ export const digestLine = (hasStoredDigest: boolean, problems: ReadonlyArray<str
     : problems.length === 0
       ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
       : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
+
+/** Refuses storage flags that pick different stores, as `sandnet start` does (exit 2), before anything is opened. */
+const agreeingStorage = (options: StorageOptions): Effect.Effect<void, UsageError> => {
+  const conflict = storageConflict(options)
+  return conflict === undefined ? Effect.void : Effect.fail(new UsageError({ message: conflict }))
+}
 
 const withStore = <A, E>(options: StorageOptions, f: (info: string) => Effect.Effect<A, E, EventStore>) =>
   Effect.flatMap(StorageInfo, (info) => f(info.text)).pipe(Effect.provide(storageLayer(storageChoice(options))), Effect.scoped)
@@ -61,7 +68,7 @@ const differences = (a: unknown, b: unknown, path = ""): Array<string> => {
 }
 
 export const rebuild = (options: StorageOptions) =>
-  withStore(options, (info) =>
+  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const started = performance.now()
@@ -102,11 +109,11 @@ export const rebuild = (options: StorageOptions) =>
       yield* store.putSnapshot(Streams.derived, DERIVED_KEY, recomputed)
       if (problems.length > 0 || rowProblems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
     })
-  ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`)))
+  ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`))))
 
 /** `sandnet snapshot --out FILE`. */
 export const snapshot = ({ out, ...options }: StorageOptions & { readonly out: string }) =>
-  withStore(options, (info) =>
+  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const snapshot = yield* exportNetwork(store, new Date().toISOString())
@@ -114,11 +121,11 @@ export const snapshot = ({ out, ...options }: StorageOptions & { readonly out: s
       yield* Effect.sync(() => fs.writeFileSync(out, archive))
       yield* Console.log(`${info}: ${snapshot.entries.length} journal entries written to ${out} (${archive.length} bytes)`)
     })
-  ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`)))
+  ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`))))
 
 /** `sandnet restore --in FILE`. */
 export const restore = ({ in: file, ...options }: StorageOptions & { readonly in: string }) =>
-  withStore(options, (info) =>
+  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const decoded = decodeArchive(fs.readFileSync(file))
@@ -128,4 +135,4 @@ export const restore = ({ in: file, ...options }: StorageOptions & { readonly in
       yield* Effect.scoped(Effect.flatMap(makeNodeStorage(store), () => Effect.void))
       yield* Console.log(`${info}: network replaced by ${file} (${decoded.right.entries.length} journal entries; users and rights kept)`)
     })
-  ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`)))
+  ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`))))

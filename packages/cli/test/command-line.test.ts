@@ -74,6 +74,9 @@ describe("mistakes in the command line", () => {
     expectOneLine(await run(["start", "--in-memory", "--data-dir", kept]), 2, /^sandnet start: --in-memory and --data-dir pick different stores: give one of them$/)
     expectOneLine(await run(["start", "--data-dir", kept, "--database-url", "postgres://127.0.0.1:1/x"]), 2, /--data-dir and --database-url pick different stores/)
     expectOneLine(await run(["start", "--in-memory", "--schema", "s"]), 2, /--schema names the node's PostgreSQL schema: it goes with --database-url/)
+    // the storage commands too
+    expectOneLine(await run(["rebuild", "--data-dir", kept, "--database-url", "postgres://127.0.0.1:1/x"]), 2, /^sandnet rebuild: --data-dir and --database-url pick different stores/)
+    expectOneLine(await run(["snapshot", "--out", path.join(dir, "out.gz"), "--data-dir", kept, "--schema", "s"]), 2, /^sandnet snapshot: --schema names the node's PostgreSQL schema/)
     expect(fs.existsSync(kept)).toBe(false)
   })
 
