@@ -33,8 +33,7 @@ import {
 import { EventStore } from "@sandnet/store"
 import { Clock, Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
-import { UsageError } from "./failure.ts"
-import { storageChoice, storageConflict, type StorageOptions } from "./start.ts"
+import { agreeingStorage, storageChoice, type StorageOptions } from "./start.ts"
 
 /**
  * What the comparison with the stored digest of the indexes found. A store closed by kill -9 may
@@ -48,16 +47,21 @@ export const digestLine = (hasStoredDigest: boolean, problems: ReadonlyArray<str
       ? `  stored indexes (at journal position ${upTo}) equal the recomputed ones`
       : `  stored indexes (at journal position ${upTo}) DIFFER:\n${problems.map((p) => `    ${p}`).join("\n")}`
 
-/** Refuses storage flags that pick different stores, as `sandnet start` does (exit 2), before anything is opened. */
-const agreeingStorage = (options: StorageOptions): Effect.Effect<void, UsageError> => {
-  const conflict = storageConflict(options)
-  return conflict === undefined ? Effect.void : Effect.fail(new UsageError({ message: conflict }))
-}
-
-const withStore = <A, E>(options: StorageOptions, f: (info: string) => Effect.Effect<A, E, EventStore>) =>
-  Effect.flatMap(StorageInfo, (info) => f(info.text)).pipe(Effect.provide(storageLayer(storageChoice(options))), Effect.scoped)
-
 const fail = (message: string) => Effect.zipRight(Console.error(message), Effect.sync(() => (process.exitCode = 1)))
+
+/**
+ * Runs a storage command on the store its flags pick: flags that disagree are refused first (a
+ * usage error, exit 2), and a failure of the command itself is printed as `<command> failed: ...` (exit 1).
+ */
+const withStore = <A, E extends { readonly message: string }>(command: string, options: StorageOptions, f: (info: string) => Effect.Effect<A, E, EventStore>) =>
+  Effect.zipRight(
+    agreeingStorage(options),
+    Effect.flatMap(StorageInfo, (info) => f(info.text)).pipe(
+      Effect.provide(storageLayer(storageChoice(options))),
+      Effect.scoped,
+      Effect.catchAll((error) => fail(`${command} failed: ${error.message}`))
+    )
+  )
 
 /** Field-by-field differences of two JSON values (paths of what differs). */
 const differences = (a: unknown, b: unknown, path = ""): Array<string> => {
@@ -68,7 +72,7 @@ const differences = (a: unknown, b: unknown, path = ""): Array<string> => {
 }
 
 export const rebuild = (options: StorageOptions) =>
-  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
+  withStore("rebuild", options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const started = performance.now()
@@ -109,11 +113,11 @@ export const rebuild = (options: StorageOptions) =>
       yield* store.putSnapshot(Streams.derived, DERIVED_KEY, recomputed)
       if (problems.length > 0 || rowProblems.length > 0) yield* Effect.sync(() => (process.exitCode = 1))
     })
-  ).pipe(Effect.catchAll((error) => fail(`rebuild failed: ${error.message}`))))
+  )
 
 /** `sandnet snapshot --out FILE`. */
 export const snapshot = ({ out, ...options }: StorageOptions & { readonly out: string }) =>
-  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
+  withStore("snapshot", options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const snapshot = yield* exportNetwork(store, new Date().toISOString())
@@ -121,11 +125,11 @@ export const snapshot = ({ out, ...options }: StorageOptions & { readonly out: s
       yield* Effect.sync(() => fs.writeFileSync(out, archive))
       yield* Console.log(`${info}: ${snapshot.entries.length} journal entries written to ${out} (${archive.length} bytes)`)
     })
-  ).pipe(Effect.catchAll((error) => fail(`snapshot failed: ${error.message}`))))
+  )
 
 /** `sandnet restore --in FILE`. */
 export const restore = ({ in: file, ...options }: StorageOptions & { readonly in: string }) =>
-  Effect.zipRight(agreeingStorage(options), withStore(options, (info) =>
+  withStore("restore", options, (info) =>
     Effect.gen(function* () {
       const store = yield* EventStore
       const decoded = decodeArchive(fs.readFileSync(file))
@@ -135,4 +139,4 @@ export const restore = ({ in: file, ...options }: StorageOptions & { readonly in
       yield* Effect.scoped(Effect.flatMap(makeNodeStorage(store), () => Effect.void))
       yield* Console.log(`${info}: network replaced by ${file} (${decoded.right.entries.length} journal entries; users and rights kept)`)
     })
-  ).pipe(Effect.catchAll((error) => fail(`restore failed: ${error.message}`))))
+  )

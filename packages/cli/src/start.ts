@@ -96,7 +96,7 @@ export const storageChoice = (options: StorageOptions): StorageChoice => {
  * as the message that refuses them; undefined when they agree. Taking one silently would run a node
  * on a store its user did not mean (a throwaway node for a kept one, or the other way round).
  */
-export const storageConflict = (options: StorageOptions): string | undefined => {
+const storageConflict = (options: StorageOptions): string | undefined => {
   const given = [
     ...(options.inMemory ? ["--in-memory"] : []),
     ...(Option.isSome(options.dataDir) ? ["--data-dir"] : []),
@@ -107,6 +107,12 @@ export const storageConflict = (options: StorageOptions): string | undefined => 
     return "--schema names the node's PostgreSQL schema: it goes with --database-url (or DATABASE_URL), not with the embedded or in-memory store"
   }
   return undefined
+}
+
+/** Refuses storage flags that pick different stores (`storageConflict`) before anything is opened: start, rebuild, snapshot, restore. */
+export const agreeingStorage = (options: StorageOptions): Effect.Effect<void, UsageError> => {
+  const conflict = storageConflict(options)
+  return conflict === undefined ? Effect.void : Effect.fail(new UsageError({ message: conflict }))
 }
 
 /**
@@ -213,8 +219,7 @@ const portsOf = (options: StartOptions): ReadonlyArray<number> =>
 const storageOfStart = (options: StartOptions) =>
   Effect.gen(function* () {
     const refuse = (message: string) => Effect.fail(new UsageError({ message }))
-    const conflict = storageConflict(options)
-    if (conflict !== undefined) return yield* refuse(conflict)
+    yield* agreeingStorage(options)
     const cluster = clusterOf(options)
     if (typeof cluster === "string") return yield* refuse(cluster)
     if (options.localnet === true && cluster !== undefined) return yield* refuse("--localnet runs one node with LocalNet's layout: leave out --cluster")
