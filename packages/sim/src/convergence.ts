@@ -4,20 +4,15 @@
  *
  * - scans-converge: every super validator's scan holds the same verdicts (same update ids, same
  *   results) and the same updates;
- * - stakeholders-committed: every participant that hosts an informee of an ACCEPTED verdict
- *   committed its update, and every committed transaction or reassignment has an ACCEPTED verdict
- *   (topology updates have none);
- * - exactly-once: no node commits an update twice, and no command (submitters and command id) is
- *   committed twice by the participant that submitted it;
+ * - stakeholders-committed and exactly-once: log-checks.ts (they walk the participants' logs);
  * - commands-complete: no command is still in flight anywhere (each got its completion);
  * - acs-converge: every participant that hosts a stakeholder of an active contract has it active
  *   too, on the same synchronizer with the same reassignment counter (and the same for contracts in
  *   flight between synchronizers).
  */
-import type { ActiveContract, PartyId } from "@sandnet/core"
-import { commandKeyOf, stakeholdersOf, type CoinNetwork, type ParticipantNode } from "@sandnet/engine"
-
-const MAX_LISTED = 20
+import type { ActiveContract } from "@sandnet/core"
+import { stakeholdersOf, type CoinNetwork } from "@sandnet/engine"
+import { MAX_LISTED } from "./log-checks.ts"
 
 const capped = (violations: Array<string>, more: number): ReadonlyArray<string> =>
   more > 0 ? [...violations, `... and ${more} more`] : violations
@@ -76,59 +71,6 @@ export const checkScansConverge = (network: CoinNetwork): ReadonlyArray<string> 
     if (violations.length > MAX_LISTED) return capped(violations.slice(0, MAX_LISTED), violations.length - MAX_LISTED)
   }
   return violations
-}
-
-export const checkStakeholdersCommitted = (network: CoinNetwork): ReadonlyArray<string> => {
-  const sv = network.superValidators[0]
-  if (sv === undefined) return []
-  const violations: Array<string> = []
-  let more = 0
-  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
-  const byUid = new Map<string, ParticipantNode>(network.participants.map((p) => [p.logic.uid, p]))
-  const nameOf = (p: ParticipantNode) => p.logic.config.name
-  for (const { verdict } of sv.scan.verdictLog) {
-    if (verdict.result !== "VERDICT_RESULT_ACCEPTED") continue
-    const informees = new Set<PartyId>()
-    for (const view of verdict.views) for (const p of view.informees) informees.add(p)
-    for (const uid of network.topology.participantsOf([...informees].sort())) {
-      const node = byUid.get(uid)
-      if (node !== undefined && node.logic.updateById(verdict.updateId) === undefined) {
-        add(`${nameOf(node)} hosts an informee of accepted update ${verdict.updateId} but did not commit it`)
-      }
-    }
-  }
-  for (const node of network.participants) {
-    for (const { update } of node.logic.log) {
-      // topology updates are not confirmed by a mediator: they have no verdict
-      if (update.kind === "topology") continue
-      const verdict = sv.scan.verdictOf(update.updateId)
-      if (verdict === undefined) add(`${nameOf(node)} committed ${update.updateId}, for which ${sv.name}'s scan has no verdict`)
-      else if (verdict.verdict.result !== "VERDICT_RESULT_ACCEPTED") add(`${nameOf(node)} committed ${update.updateId}, whose verdict is ${verdict.verdict.result}`)
-    }
-  }
-  return capped(violations, more)
-}
-
-export const checkExactlyOnce = (network: CoinNetwork): ReadonlyArray<string> => {
-  const violations: Array<string> = []
-  let more = 0
-  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
-  for (const node of network.participants) {
-    const name = node.logic.config.name
-    const seen = new Set<string>()
-    const commands = new Map<string, string>()
-    for (const { update } of node.logic.log) {
-      if (seen.has(update.updateId)) add(`${name} committed update ${update.updateId} twice`)
-      seen.add(update.updateId)
-      if (update.kind === "topology" || update.submittingParticipant !== node.logic.uid) continue
-      const submitters = update.kind === "transaction" ? update.submitters : [update.submitter]
-      const key = commandKeyOf(update.commandId, submitters)
-      const earlier = commands.get(key)
-      if (earlier !== undefined) add(`${name}: command ${update.commandId} of ${submitters.join(", ")} committed twice, in ${earlier} and in ${update.updateId}`)
-      else commands.set(key, update.updateId)
-    }
-  }
-  return capped(violations, more)
 }
 
 export const checkCommandsComplete = (network: CoinNetwork): ReadonlyArray<string> => {

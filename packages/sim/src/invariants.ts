@@ -13,7 +13,8 @@ import {
   type LockedCoinPayload,
   type ParticipantNode
 } from "@sandnet/engine"
-import { checkAcsConverge, checkCommandsComplete, checkExactlyOnce, checkScansConverge, checkStakeholdersCommitted } from "./convergence.ts"
+import { checkAcsConverge, checkCommandsComplete, checkScansConverge } from "./convergence.ts"
+import { exactlyOnceCheck, noDoubleSpendCheck, reassignmentCountersCheck, stakeholdersCommittedCheck, walkLogs, type LogCheck } from "./log-checks.ts"
 import type { InvariantName } from "./scenario.ts"
 
 export interface CoinFlowRule {
@@ -137,23 +138,6 @@ export const checkConservation = (network: CoinNetwork): ConservationReport => {
 
 const nodeName = (node: ParticipantNode): string => node.logic.config.name
 
-export const checkNoDoubleSpend = (network: CoinNetwork): ReadonlyArray<string> => {
-  const violations: Array<string> = []
-  for (const node of network.participants) {
-    const consumed = new Map<ContractId, string>()
-    for (const { update } of node.logic.log) {
-      if (update.kind !== "transaction") continue
-      for (const n of update.nodes) {
-        if (n.kind !== "exercised" || !n.consuming) continue
-        const earlier = consumed.get(n.contractId)
-        if (earlier !== undefined) violations.push(`${nodeName(node)}: contract ${n.contractId} consumed in ${earlier} and again in ${update.updateId}`)
-        else consumed.set(n.contractId, update.updateId)
-      }
-    }
-  }
-  return violations
-}
-
 export const checkOffsets = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []
   for (const node of network.participants) {
@@ -204,62 +188,6 @@ export const checkUpdateIdsAgree = (network: CoinNetwork): ReadonlyArray<string>
   return violations
 }
 
-/**
- * Reassignment counters, per node and contract. A node sees the events of different synchronizers
- * in any order (an assign can come before its unassign), so the rules do not depend on the order:
- * every unassign has a counter one above the contract's previous one (0 at creation, then each
- * assign's), no counter is used by two unassigns or two assigns, and every assign names an unassign
- * the node also committed, with the same counter.
- */
-export const checkReassignmentCounters = (network: CoinNetwork): ReadonlyArray<string> => {
-  const violations: Array<string> = []
-  for (const node of network.participants) {
-    const history = new Map<ContractId, { created: boolean; unassigns: Map<number, string>; assigns: Map<number, string> }>()
-    const of = (id: ContractId) => {
-      let h = history.get(id)
-      if (h === undefined) history.set(id, (h = { created: false, unassigns: new Map(), assigns: new Map() }))
-      return h
-    }
-    for (const { update } of node.logic.log) {
-      if (update.kind !== "reassignment") continue
-      const event = update.event
-      if (event.kind === "unassign") {
-        const h = of(event.contractId)
-        if (h.unassigns.has(event.reassignmentCounter)) violations.push(`${nodeName(node)}: two unassigns of ${event.contractId} with counter ${event.reassignmentCounter}`)
-        h.unassigns.set(event.reassignmentCounter, event.unassignId)
-      } else {
-        const h = of(event.createdEvent.contractId)
-        if (h.assigns.has(event.reassignmentCounter)) violations.push(`${nodeName(node)}: two assigns of ${event.createdEvent.contractId} with counter ${event.reassignmentCounter}`)
-        h.assigns.set(event.reassignmentCounter, event.unassignId)
-      }
-    }
-    // Which of the reassigned contracts were created here (most contracts never move: only those are looked up).
-    if (history.size > 0) {
-      for (const { update } of node.logic.log) {
-        if (update.kind !== "transaction") continue
-        for (const n of update.nodes) {
-          const h = n.kind === "created" ? history.get(n.contractId) : undefined
-          if (h !== undefined) h.created = true
-        }
-      }
-    }
-    for (const [id, h] of history) {
-      for (const counter of h.unassigns.keys()) {
-        const previous = counter - 1
-        const known = previous === 0 ? h.created || h.assigns.size > 0 || h.unassigns.size > 0 : h.assigns.has(previous)
-        // A node that learnt of the contract through an assign only knows counters from there on.
-        if (!known && h.created) violations.push(`${nodeName(node)}: unassign of ${id} has counter ${counter}, but the contract never had counter ${previous} here`)
-      }
-      for (const [counter, unassignId] of h.assigns) {
-        const unassign = h.unassigns.get(counter)
-        if (unassign === undefined) violations.push(`${nodeName(node)}: assign of ${id} with counter ${counter} has no unassign with that counter here`)
-        else if (unassign !== unassignId) violations.push(`${nodeName(node)}: assign of ${id} names unassign ${unassignId}, expected ${unassign}`)
-      }
-    }
-  }
-  return violations
-}
-
 export const checkVerdicts = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []
   // update id -> the last scan (index) that stored a verdict for it: one map for every scan
@@ -280,44 +208,41 @@ export const checkVerdicts = (network: CoinNetwork): ReadonlyArray<string> => {
   return violations
 }
 
-export const checkInvariants = (network: CoinNetwork, names: ReadonlyArray<InvariantName>): Record<string, ReadonlyArray<string>> => {
-  const results: Record<string, ReadonlyArray<string>> = {}
-  for (const name of names) {
-    switch (name) {
-      case "conservation":
-        results[name] = checkConservation(network).violations
-        break
-      case "no-double-spend":
-        results[name] = checkNoDoubleSpend(network)
-        break
-      case "offsets-increase":
-        results[name] = checkOffsets(network)
-        break
-      case "update-ids-agree":
-        results[name] = checkUpdateIdsAgree(network)
-        break
-      case "reassignment-counters":
-        results[name] = checkReassignmentCounters(network)
-        break
-      case "verdicts-deduplicated":
-        results[name] = checkVerdicts(network)
-        break
-      case "scans-converge":
-        results[name] = checkScansConverge(network)
-        break
-      case "stakeholders-committed":
-        results[name] = checkStakeholdersCommitted(network)
-        break
-      case "exactly-once":
-        results[name] = checkExactlyOnce(network)
-        break
-      case "commands-complete":
-        results[name] = checkCommandsComplete(network)
-        break
-      case "acs-converge":
-        results[name] = checkAcsConverge(network)
-        break
-    }
+/** The invariants read from the participants' logs, by name: one walk of every log serves all of those asked for (log-checks.ts). */
+const logChecks = {
+  "no-double-spend": noDoubleSpendCheck,
+  "reassignment-counters": reassignmentCountersCheck,
+  "stakeholders-committed": stakeholdersCommittedCheck,
+  "exactly-once": exactlyOnceCheck
+} satisfies Partial<Record<InvariantName, (network: CoinNetwork) => LogCheck>>
+type LogInvariant = keyof typeof logChecks
+const isLogInvariant = (name: InvariantName): name is LogInvariant => Object.hasOwn(logChecks, name)
+
+/** The other invariants, each checked on its own. */
+const otherCheck = (network: CoinNetwork, name: Exclude<InvariantName, LogInvariant>): ReadonlyArray<string> => {
+  switch (name) {
+    case "conservation":
+      return checkConservation(network).violations
+    case "offsets-increase":
+      return checkOffsets(network)
+    case "update-ids-agree":
+      return checkUpdateIdsAgree(network)
+    case "verdicts-deduplicated":
+      return checkVerdicts(network)
+    case "scans-converge":
+      return checkScansConverge(network)
+    case "commands-complete":
+      return checkCommandsComplete(network)
+    case "acs-converge":
+      return checkAcsConverge(network)
   }
+}
+
+export const checkInvariants = (network: CoinNetwork, names: ReadonlyArray<InvariantName>): Record<string, ReadonlyArray<string>> => {
+  const walked = new Map<LogInvariant, LogCheck>()
+  for (const name of names) if (isLogInvariant(name) && !walked.has(name)) walked.set(name, logChecks[name](network))
+  if (walked.size > 0) walkLogs(network, [...walked.values()])
+  const results: Record<string, ReadonlyArray<string>> = {}
+  for (const name of names) results[name] = isLogInvariant(name) ? walked.get(name)!.violations() : otherCheck(network, name)
   return results
 }
