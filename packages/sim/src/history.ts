@@ -22,8 +22,17 @@ const digestOf = (value: object): string => {
   return digest
 }
 
-/** A scan entry { verdict, trafficSummary } by its shared parts' digests. */
-const verdictDigests = (entry: ScanVerdict): string => `${digestOf(entry.verdict)}:${digestOf(entry.trafficSummary)}`
+const entryTexts = new WeakMap<ScanVerdict, string>()
+/**
+ * A scan entry { verdict, trafficSummary } by its shared parts' digests, once per entry: the scans
+ * share their entries too (every super validator's scan holds the same entry object for a verdict
+ * it ingested within the last few thousand), so twenty scans' copies cost one text.
+ */
+const verdictDigests = (entry: ScanVerdict): string => {
+  let text = entryTexts.get(entry)
+  if (text === undefined) entryTexts.set(entry, (text = `${digestOf(entry.verdict)}:${digestOf(entry.trafficSummary)}`))
+  return text
+}
 
 export const historyHash = (network: CoinNetwork): string => {
   const hash = runningHash()
