@@ -43,7 +43,7 @@ export const formatSummary = (result: RunResult): ReadonlyArray<string> => {
   const lines = [
     `scenario ${result.scenario}, seed ${result.seed}`,
     `simulated time    ${formatDuration(s.simulatedTime)}`,
-    `wall time         ${(result.wallTimeMs / 1000).toFixed(2)} s (${speedUp.toFixed(0)}x real time), ${(result.runCpuMs / 1000).toFixed(2)} s CPU in the run loop`,
+    `wall time         ${(result.wallTimeMs / 1000).toFixed(2)} s (${speedUp.toFixed(0)}x real time; the end-of-run checks ${(result.checksMs / 1000).toFixed(2)} s of it), ${(result.runCpuMs / 1000).toFixed(2)} s CPU in the run loop`,
     `updates           ${s.updates} (as the DSO's scan sees them)`,
     `verdicts          ${s.verdictsAccepted} accepted, ${s.verdictsRejected} rejected (${Math.round(s.verdictsAccepted / Math.max(0.001, result.runCpuMs / 1000))} accepted per CPU-second)`,
     `contracts         ${s.activeContracts} active (DSO view)`,
@@ -358,6 +358,7 @@ const crashedOutline = (seed: number, code: number | null): RunOutline => ({
   simulatedTime: 0,
   wallTimeMs: 0,
   runCpuMs: 0,
+  checksMs: 0,
   broken: ["worker"],
   failure: { invariant: "worker", message: `the worker process running this seed exited (code ${code ?? "none"})`, delivery: 0, at: 0, historyHash: "", window: [] },
   faults: "unknown"

@@ -75,6 +75,8 @@ export interface RunResult {
   readonly wallTimeMs: number
   /** CPU time of the run loop alone (building, workload and settling; not the checks). */
   readonly runCpuMs: number
+  /** Wall time of the end-of-run invariants and the history hash (part of `wallTimeMs`). */
+  readonly checksMs: number
   readonly network: CoinNetwork
   /** The first invariant seen broken during the run (or at its end), with the delivery that broke it. */
   readonly firstFailure: FirstFailure | undefined
@@ -467,9 +469,11 @@ class RunLoop {
 const resultOf = (run: RunLoop, defect: string | undefined, cpu: NodeJS.CpuUsage, started: number): RunResult => {
   const { world, faults, scenario, monitor } = run
   const { network } = world
+  const checksStarted = performance.now()
   const invariants = invariantsAtEnd(run)
   if (defect !== undefined) invariants["engine"] = [`the engine stopped at delivery ${run.deliveries}: ${defect}`]
   const hash = historyHash(network)
+  const checksMs = performance.now() - checksStarted
   const firstFailure = firstFailureAtEnd(run, invariants, defect, hash)
   const ok = Object.values(invariants).every((v) => v.length === 0) && monitor.count === 0
   return {
@@ -481,6 +485,7 @@ const resultOf = (run: RunLoop, defect: string | undefined, cpu: NodeJS.CpuUsage
     historyHash: hash,
     wallTimeMs: performance.now() - started,
     runCpuMs: (cpu.user + cpu.system) / 1000,
+    checksMs,
     network,
     firstFailure,
     monitored: monitor.violations,

@@ -21,6 +21,8 @@ export interface RunOutline {
   readonly simulatedTime: Micros
   readonly wallTimeMs: number
   readonly runCpuMs: number
+  /** Wall time of the end-of-run invariants and the history hash (part of `wallTimeMs`). */
+  readonly checksMs: number
   /** Invariants broken at the end of the run (and during it). */
   readonly broken: ReadonlyArray<string>
   readonly failure: FirstFailure | undefined
@@ -63,6 +65,7 @@ export const outlineOf = (result: RunResult): RunOutline => ({
   simulatedTime: result.summary.simulatedTime,
   wallTimeMs: result.wallTimeMs,
   runCpuMs: result.runCpuMs,
+  checksMs: result.checksMs,
   broken: [...new Set([...Object.entries(result.invariants).filter(([, v]) => v.length > 0).map(([k]) => k), ...result.monitored.map((v) => v.invariant)])],
   failure: result.firstFailure,
   faults: faultLine(result)
