@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { FastCheck as fc } from "effect"
 import type { CommittedUpdate } from "@sandnet/core"
 import type { CoinNetwork, ParticipantNode } from "@sandnet/engine"
 import {
@@ -44,7 +45,57 @@ const logChecksTogether = (network: CoinNetwork) => {
   }
 }
 
+/**
+ * The plain form of no-double-spend and exactly-once (a map per node, as they were written before
+ * the one walk): the reference the property compares with.
+ */
+const referenceChecks = (network: CoinNetwork) => {
+  const doubleSpends: Array<string> = []
+  const twice: Array<string> = []
+  for (const node of network.participants) {
+    const consumed = new Map<string, string>()
+    const seen = new Set<string>()
+    for (const { update } of node.logic.log) {
+      if (seen.has(update.updateId)) twice.push(`${nameOf(node)} committed update ${update.updateId} twice`)
+      seen.add(update.updateId)
+      if (update.kind !== "transaction") continue
+      for (const n of update.nodes) {
+        if (n.kind !== "exercised" || !n.consuming) continue
+        const earlier = consumed.get(n.contractId)
+        if (earlier !== undefined) doubleSpends.push(`${nameOf(node)}: contract ${n.contractId} consumed in ${earlier} and again in ${update.updateId}`)
+        else consumed.set(n.contractId, update.updateId)
+      }
+    }
+  }
+  return { doubleSpends, twice }
+}
+
 describe("log checks", () => {
+  it("whatever is committed again on whichever nodes, the one walk finds what a map per node finds", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 1_000 }),
+        // (node, entry) pairs as fractions of the participants and of the node's log
+        fc.array(fc.tuple(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 0, max: 0.999, noNaN: true })), { minLength: 1, maxLength: 4 }),
+        async (seed, picks) => {
+          const { network } = await run(small({ svs: 3, validators: 2, minutes: 2, reassignmentsPerHour: 120 }), { seed })
+          for (const [nodeAt, entryAt] of picks) {
+            const node = network.participants[Math.floor(nodeAt * network.participants.length)]!
+            const log = [...node.logic.log]
+            commitAgain(node, log[Math.floor(entryAt * log.length)]!)
+          }
+          const reference = referenceChecks(network)
+          const alone = logChecksAlone(network)
+          expect(alone["no-double-spend"]).toEqual(reference.doubleSpends)
+          expect(alone["exactly-once"].filter((v) => v.endsWith(" twice") && !v.includes(": command "))).toEqual(reference.twice.slice(0, 20))
+          expect(alone["exactly-once"].length).toBeGreaterThan(0)
+          expect(logChecksTogether(network)).toEqual(alone)
+        }
+      ),
+      { numRuns: 40 }
+    )
+  }, 120_000)
+
   it("a transfer committed twice on a middle super validator: no-double-spend and exactly-once name it, on that node only", async () => {
     const { network, ok } = await honestRun()
     expect(ok).toBe(true)
