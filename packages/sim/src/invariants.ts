@@ -14,7 +14,7 @@ import {
   type ParticipantNode
 } from "@sandnet/engine"
 import { checkAcsConverge, checkCommandsComplete, checkScansConverge } from "./convergence.ts"
-import { exactlyOnceCheck, noDoubleSpendCheck, reassignmentCountersCheck, stakeholdersCommittedCheck, walkLogs, type LogCheck } from "./log-checks.ts"
+import { exactlyOnceCheck, MarksById, noDoubleSpendCheck, reassignmentCountersCheck, stakeholdersCommittedCheck, walkLogs, type LogCheck } from "./log-checks.ts"
 import type { InvariantName } from "./scenario.ts"
 
 export interface CoinFlowRule {
@@ -190,12 +190,13 @@ export const checkUpdateIdsAgree = (network: CoinNetwork): ReadonlyArray<string>
 
 export const checkVerdicts = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []
-  // update id -> the last scan (index) that stored a verdict for it: one map for every scan
-  const storedBy = new Map<string, number>()
+  // by update id: the last scan (index) that stored a verdict for it, one mark for every scan (the scans share their verdicts)
+  const storedBy = new MarksById<{ scan: number }>(() => ({ scan: -1 }))
   for (const [scan, sv] of network.superValidators.entries()) {
     for (const { verdict } of sv.scan.verdictLog) {
-      if (storedBy.get(verdict.updateId) === scan) violations.push(`${sv.name} scan stores two verdicts for ${verdict.updateId}`)
-      storedBy.set(verdict.updateId, scan)
+      const stored = storedBy.of(verdict, verdict.updateId)
+      if (stored.scan === scan) violations.push(`${sv.name} scan stores two verdicts for ${verdict.updateId}`)
+      stored.scan = scan
     }
     for (const { update } of sv.scan.updates) {
       const verdict = sv.scan.verdictOf(update.updateId)

@@ -69,6 +69,29 @@ const cappedList = () => {
 
 const nameOf = (node: ParticipantNode): string => node.logic.config.name
 
+/**
+ * A mark per id (a contract's, an update's), found through the object that carries the id: the
+ * super validators share their update objects, so a lookup is by that object (about 0.15 us on a
+ * slow VM) and only an object's first sight looks its id up (0.5 to 0.7 us).
+ */
+export class MarksById<Mark> {
+  private readonly byId = new Map<string, Mark>()
+  private readonly byCarrier = new Map<object, Mark>()
+
+  constructor(private readonly fresh: () => Mark) {}
+
+  /** The mark of `id`, which `carrier` (immutable) carries. */
+  of(carrier: object, id: string): Mark {
+    let mark = this.byCarrier.get(carrier)
+    if (mark === undefined) {
+      mark = this.byId.get(id)
+      if (mark === undefined) this.byId.set(id, (mark = this.fresh()))
+      this.byCarrier.set(carrier, mark)
+    }
+    return mark
+  }
+}
+
 /** Where a contract was last seen consumed: by which node (its index) and in which update. */
 interface Consumption {
   node: number
@@ -77,7 +100,7 @@ interface Consumption {
 
 export const noDoubleSpendCheck = (): LogCheck => {
   const violations: Array<string> = []
-  const consumed = new Map<ContractId, Consumption>()
+  const consumed = new MarksById<Consumption>(() => ({ node: -1, updateId: "" }))
   let node = -1
   let name = ""
   return {
@@ -89,9 +112,8 @@ export const noDoubleSpendCheck = (): LogCheck => {
       if (update.kind !== "transaction") return
       for (const n of update.nodes) {
         if (n.kind !== "exercised" || !n.consuming) continue
-        const earlier = consumed.get(n.contractId)
-        if (earlier === undefined) consumed.set(n.contractId, { node, updateId: update.updateId })
-        else if (earlier.node === node) violations.push(`${name}: contract ${n.contractId} consumed in ${earlier.updateId} and again in ${update.updateId}`)
+        const earlier = consumed.of(n, n.contractId)
+        if (earlier.node === node) violations.push(`${name}: contract ${n.contractId} consumed in ${earlier.updateId} and again in ${update.updateId}`)
         else {
           earlier.node = node
           earlier.updateId = update.updateId
@@ -107,8 +129,8 @@ export const checkNoDoubleSpend = (network: CoinNetwork): ReadonlyArray<string> 
 
 export const exactlyOnceCheck = (): LogCheck => {
   const list = cappedList()
-  /** Update id -> the index of the last node that committed it. */
-  const committedBy = new Map<string, number>()
+  /** By update id: the index of the last node that committed it. */
+  const committedBy = new MarksById<{ node: number }>(() => ({ node: -1 }))
   let commands = new Map<string, string>()
   let node = -1
   let name = ""
@@ -121,8 +143,9 @@ export const exactlyOnceCheck = (): LogCheck => {
       commands = new Map()
     },
     visit: ({ update }) => {
-      if (committedBy.get(update.updateId) === node) list.add(`${name} committed update ${update.updateId} twice`)
-      committedBy.set(update.updateId, node)
+      const committed = committedBy.of(update, update.updateId)
+      if (committed.node === node) list.add(`${name} committed update ${update.updateId} twice`)
+      committed.node = node
       if (update.kind === "topology" || update.submittingParticipant !== uid) return
       const submitters = update.kind === "transaction" ? update.submitters : [update.submitter]
       const key = commandKeyOf(update.commandId, submitters)

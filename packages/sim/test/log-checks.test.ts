@@ -23,9 +23,9 @@ const honestRun = (): Promise<RunResult> => run(small({ svs: 3, validators: 2, m
 
 const nameOf = (node: ParticipantNode): string => node.logic.config.name
 
-/** Commits `entry`'s update a second time on `node` (at the next offset). */
-const commitAgain = (node: ParticipantNode, entry: CommittedUpdate): void => {
-  node.logic.log.push({ offset: node.logic.log.length + 1, update: entry.update })
+/** Commits `entry`'s update a second time on `node` (at the next offset): the same object, or an equal copy. */
+const commitAgain = (node: ParticipantNode, entry: CommittedUpdate, copy = false): void => {
+  node.logic.log.push({ offset: node.logic.log.length + 1, update: copy ? { ...entry.update } : entry.update })
 }
 
 const logChecksAlone = (network: CoinNetwork) => ({
@@ -75,14 +75,14 @@ describe("log checks", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 1_000 }),
-        // (node, entry) pairs as fractions of the participants and of the node's log
-        fc.array(fc.tuple(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 0, max: 0.999, noNaN: true })), { minLength: 1, maxLength: 4 }),
+        // (node, entry, as a copy) picks, as fractions of the participants and of the node's log
+        fc.array(fc.tuple(fc.double({ min: 0, max: 0.999, noNaN: true }), fc.double({ min: 0, max: 0.999, noNaN: true }), fc.boolean()), { minLength: 1, maxLength: 4 }),
         async (seed, picks) => {
           const { network } = await run(small({ svs: 3, validators: 2, minutes: 2, reassignmentsPerHour: 120 }), { seed })
-          for (const [nodeAt, entryAt] of picks) {
+          for (const [nodeAt, entryAt, copy] of picks) {
             const node = network.participants[Math.floor(nodeAt * network.participants.length)]!
             const log = [...node.logic.log]
-            commitAgain(node, log[Math.floor(entryAt * log.length)]!)
+            commitAgain(node, log[Math.floor(entryAt * log.length)]!, copy)
           }
           const reference = referenceChecks(network)
           const alone = logChecksAlone(network)
