@@ -12,10 +12,7 @@
  */
 import type { ActiveContract } from "@sandnet/core"
 import { stakeholdersOf, type CoinNetwork } from "@sandnet/engine"
-import { MAX_LISTED } from "./log-checks.ts"
-
-const capped = (violations: Array<string>, more: number): ReadonlyArray<string> =>
-  more > 0 ? [...violations, `... and ${more} more`] : violations
+import { capped, cappedList, MAX_LISTED, nodeName } from "./check-tools.ts"
 
 /** What the first scan holds of an update id, and the last scan found to hold it too (its index). */
 interface ScanReference {
@@ -74,20 +71,16 @@ export const checkScansConverge = (network: CoinNetwork): ReadonlyArray<string> 
 }
 
 export const checkCommandsComplete = (network: CoinNetwork): ReadonlyArray<string> => {
-  const violations: Array<string> = []
-  let more = 0
+  const list = cappedList()
   for (const node of network.participants) {
     const open = new Map<string, string>()
     for (const event of node.logic.journal) {
       if (event._tag === "CommandSubmitted") open.set(event.commandKey, event.commandId)
       else if (event._tag === "CommandCompleted") open.delete(event.commandKey)
     }
-    for (const commandId of open.values()) {
-      if (violations.length < MAX_LISTED) violations.push(`${node.logic.config.name}: command ${commandId} is still in flight`)
-      else more++
-    }
+    for (const commandId of open.values()) list.add(`${nodeName(node)}: command ${commandId} is still in flight`)
   }
-  return capped(violations, more)
+  return list.result()
 }
 
 /** Contracts seen so far by id, and by the contract object that the nodes holding it share. */
@@ -106,9 +99,7 @@ interface Held {
 }
 
 export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> => {
-  const violations: Array<string> = []
-  let more = 0
-  const add = (v: string) => (violations.length < MAX_LISTED ? violations.push(v) : more++)
+  const { add, result } = cappedList()
   // One pass over every node's ACS records where each contract is (as the first node holding it
   // says) and which nodes hold it; then each contract's holders are compared with the participants
   // of its stakeholders. Linear in the total size of the ACSs. A state is compared field by field
@@ -149,5 +140,5 @@ export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> =>
       for (const uid of expected) if (!holders.has(uid)) add(`${held.by} has ${id} ${label}, ${names.get(uid) ?? uid} (a stakeholder's participant) does not`)
     }
   }
-  return capped(violations, more)
+  return result()
 }

@@ -10,11 +10,11 @@ import {
   mintedByTransfer,
   type CoinNetwork,
   type CoinPayload,
-  type LockedCoinPayload,
-  type ParticipantNode
+  type LockedCoinPayload
 } from "@sandnet/engine"
 import { checkAcsConverge, checkCommandsComplete, checkScansConverge } from "./convergence.ts"
-import { exactlyOnceCheck, MarksById, noDoubleSpendCheck, reassignmentCountersCheck, stakeholdersCommittedCheck, walkLogs, type LogCheck } from "./log-checks.ts"
+import { MarksById, nodeName } from "./check-tools.ts"
+import { exactlyOnceCheck, noDoubleSpendCheck, reassignmentCountersCheck, stakeholdersCommittedCheck, walkLogs, type LogCheck } from "./log-checks.ts"
 import type { InvariantName } from "./scenario.ts"
 
 export interface CoinFlowRule {
@@ -135,8 +135,6 @@ export const checkConservation = (network: CoinNetwork): ConservationReport => {
   }
   return { minted, burned, circulating, violations }
 }
-
-const nodeName = (node: ParticipantNode): string => node.logic.config.name
 
 export const checkOffsets = (network: CoinNetwork): ReadonlyArray<string> => {
   const violations: Array<string> = []

@@ -20,9 +20,7 @@
  */
 import type { CommittedUpdate, ContractId, PartyId, TransactionUpdate } from "@sandnet/core"
 import { commandKeyOf, type CoinNetwork, type ParticipantNode } from "@sandnet/engine"
-
-/** At most this many violations are listed per check (then a count of the rest). */
-export const MAX_LISTED = 20
+import { cappedList, MarksById, nodeName } from "./check-tools.ts"
 
 /** A check that reads each participant's log: told of each node, then of each of its entries, in order. */
 export interface LogCheck {
@@ -34,62 +32,17 @@ export interface LogCheck {
 
 /** Walks every participant's log once, telling each check of every entry. */
 export const walkLogs = (network: CoinNetwork, checks: ReadonlyArray<LogCheck>): void => {
-  const participants = network.participants
-  for (let index = 0; index < participants.length; index++) {
-    const node = participants[index]!
+  network.participants.forEach((node, index) => {
     for (const check of checks) check.beginNode(node, index)
-    if (checks.length === 1) {
-      const visit = checks[0]!.visit
-      for (const entry of node.logic.log) visit(entry)
-    } else {
-      for (const entry of node.logic.log) for (let c = 0; c < checks.length; c++) checks[c]!.visit(entry)
-    }
+    for (const entry of node.logic.log) for (const check of checks) check.visit(entry)
     for (const check of checks) check.endNode(node)
-  }
+  })
 }
 
 /** Runs one log check alone. */
 const runAlone = (network: CoinNetwork, check: LogCheck): ReadonlyArray<string> => {
   walkLogs(network, [check])
   return check.violations()
-}
-
-/** A violation list that keeps the first MAX_LISTED and counts the rest. */
-const cappedList = () => {
-  const listed: Array<string> = []
-  let more = 0
-  return {
-    add: (violation: string): void => {
-      if (listed.length < MAX_LISTED) listed.push(violation)
-      else more++
-    },
-    result: (): ReadonlyArray<string> => (more > 0 ? [...listed, `... and ${more} more`] : listed)
-  }
-}
-
-const nameOf = (node: ParticipantNode): string => node.logic.config.name
-
-/**
- * A mark per id (a contract's, an update's), found through the object that carries the id: the
- * super validators share their update objects, so a lookup is by that object (about 0.15 us on a
- * slow VM) and only an object's first sight looks its id up (0.5 to 0.7 us).
- */
-export class MarksById<Mark> {
-  private readonly byId = new Map<string, Mark>()
-  private readonly byCarrier = new Map<object, Mark>()
-
-  constructor(private readonly fresh: () => Mark) {}
-
-  /** The mark of `id`, which `carrier` (immutable) carries. */
-  of(carrier: object, id: string): Mark {
-    let mark = this.byCarrier.get(carrier)
-    if (mark === undefined) {
-      mark = this.byId.get(id)
-      if (mark === undefined) this.byId.set(id, (mark = this.fresh()))
-      this.byCarrier.set(carrier, mark)
-    }
-    return mark
-  }
 }
 
 /** Where a contract was last seen consumed: by which node (its index) and in which update. */
@@ -106,7 +59,7 @@ export const noDoubleSpendCheck = (): LogCheck => {
   return {
     beginNode: (n, index) => {
       node = index
-      name = nameOf(n)
+      name = nodeName(n)
     },
     visit: ({ update }) => {
       if (update.kind !== "transaction") return
@@ -138,7 +91,7 @@ export const exactlyOnceCheck = (): LogCheck => {
   return {
     beginNode: (n, index) => {
       node = index
-      name = nameOf(n)
+      name = nodeName(n)
       uid = n.logic.uid
       commands = new Map()
     },
@@ -186,7 +139,7 @@ export const reassignmentCountersCheck = (): LogCheck => {
   }
   return {
     beginNode: (n) => {
-      name = nameOf(n)
+      name = nodeName(n)
       history = new Map()
     },
     visit: ({ update }) => {
@@ -282,7 +235,7 @@ export const stakeholdersCommittedCheck = (network: CoinNetwork): LogCheck => {
   let name = ""
   return {
     beginNode: (n) => {
-      name = nameOf(n)
+      name = nodeName(n)
     },
     visit: ({ update }) => {
       // topology updates are not confirmed by a mediator: they have no verdict
@@ -305,7 +258,7 @@ const acceptedVerdictsCommitted = (network: CoinNetwork, sv: CoinNetwork["superV
     for (const uid of network.topology.participantsOf([...informees].sort())) {
       const node = byUid.get(uid)
       if (node !== undefined && node.logic.updateById(verdict.updateId) === undefined) {
-        add(`${nameOf(node)} hosts an informee of accepted update ${verdict.updateId} but did not commit it`)
+        add(`${nodeName(node)} hosts an informee of accepted update ${verdict.updateId} but did not commit it`)
       }
     }
   }
