@@ -44,9 +44,12 @@ export const tmpSuffix = () => `.tmp-${process.pid}-${randomBytes(4).toString("h
  * initdb derives for 16 MB segments, so checkpoints happen exactly as with PGlite's defaults.
  */
 /**
- * PostgreSQL's settings at each start. shared_buffers: PostgreSQL's default of 128 MB cost about 350 ms
- * of a reopen's CPU to set up in WebAssembly (a profile of the PGlite thread); a node's working set is
- * far smaller, and the WAL and the operating system's page cache hold the rest.
+ * PostgreSQL's settings at each start. shared_buffers: PostgreSQL zeroes its whole shared memory at
+ * every start (Emscripten's anonymous `mmap` is a `memset`, which runs once, in WebAssembly's baseline
+ * code: about 5 ms per MB). PostgreSQL's default of 128 MB cost about 350 ms of a reopen's CPU; 32 MB
+ * (42 MB of shared memory) still 150 to 230 ms; 8 MB (15 MB) about 80 ms. A node's working set is
+ * small (the newest pages of the journal and of its indexes), and the operating system's page cache
+ * holds the rest; W1 and the restart after 2,000 or 20,000 offers measured the same with 8 and 32 MB.
  *
  * full_page_writes: off. Full-page images guard against pages torn by an operating-system crash or a
  * power cut, which PGlite's `fsync=off` does not survive anyway; a killed process tears no page (its
@@ -55,7 +58,7 @@ export const tmpSuffix = () => `.tmp-${process.pid}-${randomBytes(4).toString("h
  * make setting its hint bits a logged change): a restart after 2,000 offers wrote its journals' 16 MB
  * again while reading them (the PGlite thread's profile of the cold read: a third of its time in writes).
  */
-export const START_PARAMS = ["-c", "shared_buffers=32MB", "-c", "full_page_writes=off"]
+export const START_PARAMS = ["-c", "shared_buffers=8MB", "-c", "full_page_writes=off"]
 
 export const INITDB_PARAMS = ["--wal-segsize=1", "-c", "max_wal_size=1GB", "-c", "min_wal_size=80MB"]
 /** Names the template's initdb options, so that changing them never reuses an old template. */

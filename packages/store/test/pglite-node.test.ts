@@ -68,6 +68,10 @@ describe("embedded PGlite", () => {
         const store = yield* EventStore
         const sql = yield* SqlClient
         const redo = sql<{ readonly redo: string }>`SELECT redo_lsn::text AS redo FROM pg_control_checkpoint()`.pipe(Effect.map((rows) => rows[0]!.redo))
+        // START_PARAMS apply: a small buffer pool (PostgreSQL zeroes its whole shared memory at every start), no full-page writes
+        const settings = (yield* sql<{ readonly buffers: string; readonly shared: string; readonly fpw: string }>`SELECT current_setting('shared_buffers') AS buffers, current_setting('shared_memory_size') AS shared, current_setting('full_page_writes') AS fpw`)[0]!
+        expect(settings).toEqual({ buffers: "8MB", shared: expect.stringMatching(/^\d+MB$/), fpw: "off" })
+        expect(Number.parseInt(settings.shared, 10)).toBeLessThanOrEqual(16)
         const before = yield* redo
         yield* store.append(Array.from({ length: 50 }, (_, i) => ({ stream: "s", seq: i + 1, kind: "k", body: { i } })))
         // the next checkpoint starts its redo after the append's WAL
