@@ -12,7 +12,7 @@
  */
 import type { ActiveContract } from "@sandnet/core"
 import { stakeholdersOf, type CoinNetwork } from "@sandnet/engine"
-import { capped, cappedList, MAX_LISTED, nodeName } from "./check-tools.ts"
+import { capped, cappedList, MarksById, MAX_LISTED, nodeName } from "./check-tools.ts"
 
 /** What the first scan holds of an update id, and the last scan found to hold it too (its index). */
 interface ScanReference {
@@ -83,20 +83,20 @@ export const checkCommandsComplete = (network: CoinNetwork): ReadonlyArray<strin
   return list.result()
 }
 
-/** Contracts seen so far by id, and by the contract object that the nodes holding it share. */
-interface Seen {
-  readonly byId: Map<string, Held>
-  readonly byObject: Map<ActiveContract, Held>
-}
-
-/** Where the first node holding a contract says it is: its synchronizer (the target, in flight) and reassignment counter. */
+/**
+ * Where the first node holding a contract says it is: its synchronizer (the target, in flight) and
+ * reassignment counter; and the nodes holding it (none yet when the mark was just made).
+ */
 interface Held {
-  readonly by: string
-  readonly synchronizer: string
-  readonly counter: number
+  by: string
+  synchronizer: string
+  counter: number
   readonly contract: ActiveContract
   readonly holders: Array<string>
 }
+
+/** Contracts seen so far: found by the contract object that the nodes holding it share, else by id. */
+const seenContracts = () => new MarksById<Held, ActiveContract>((contract) => ({ by: "", synchronizer: "", counter: 0, contract, holders: [] }))
 
 export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> => {
   const { add, result } = cappedList()
@@ -107,24 +107,20 @@ export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> =>
   // coin) a text and a stakeholder list per contract per node were most of this check's 2.6 s.
   // The super validators' ACSs share their contract objects: a contract already seen is found by
   // its object, and only a new object looks its id up (a string-keyed lookup costs three times more).
-  const active: Seen = { byId: new Map(), byObject: new Map() }
-  const inFlight: Seen = { byId: new Map(), byObject: new Map() }
+  const active = seenContracts()
+  const inFlight = seenContracts()
   const stateText = (label: string, synchronizer: string, counter: number) => `${label === "active" ? "on" : "to"} ${synchronizer} at counter ${counter}`
-  const note = (seen: Seen, label: string, contract: ActiveContract, synchronizer: string, counter: number, uid: string, name: string) => {
+  const note = (seen: MarksById<Held, ActiveContract>, label: string, contract: ActiveContract, synchronizer: string, counter: number, uid: string, name: string) => {
     const id = contract.created.contractId
-    const known = seen.byObject.get(contract)
-    const first = known ?? seen.byId.get(id)
-    if (first === undefined) {
-      const held: Held = { by: name, synchronizer, counter, contract, holders: [uid] }
-      seen.byId.set(id, held)
-      seen.byObject.set(contract, held)
-      return
-    }
-    if (known === undefined) seen.byObject.set(contract, first)
-    first.holders.push(uid)
-    if (first.synchronizer !== synchronizer || first.counter !== counter) {
+    const first = seen.of(contract, id)
+    if (first.holders.length === 0) {
+      first.by = name
+      first.synchronizer = synchronizer
+      first.counter = counter
+    } else if (first.synchronizer !== synchronizer || first.counter !== counter) {
       add(`${name} has ${id} ${label} ${stateText(label, synchronizer, counter)}, ${first.by} ${stateText(label, first.synchronizer, first.counter)}`)
     }
+    first.holders.push(uid)
   }
   for (const node of network.participants) {
     const { uid, config } = node.logic
@@ -133,7 +129,7 @@ export const checkAcsConverge = (network: CoinNetwork): ReadonlyArray<string> =>
   }
   const names = new Map(network.participants.map((p) => [p.logic.uid, p.logic.config.name]))
   for (const [label, seen] of [["active", active], ["in flight", inFlight]] as const) {
-    for (const [id, held] of seen.byId) {
+    for (const [id, held] of seen.entries()) {
       const expected = network.topology.participantsOf(stakeholdersOf(held.contract))
       if (expected.length === held.holders.length) continue
       const holders = new Set(held.holders)
