@@ -218,23 +218,14 @@ type LogInvariant = keyof typeof logChecks
 const isLogInvariant = (name: InvariantName): name is LogInvariant => Object.hasOwn(logChecks, name)
 
 /** The other invariants, each checked on its own. */
-const otherCheck = (network: CoinNetwork, name: Exclude<InvariantName, LogInvariant>): ReadonlyArray<string> => {
-  switch (name) {
-    case "conservation":
-      return checkConservation(network).violations
-    case "offsets-increase":
-      return checkOffsets(network)
-    case "update-ids-agree":
-      return checkUpdateIdsAgree(network)
-    case "verdicts-deduplicated":
-      return checkVerdicts(network)
-    case "scans-converge":
-      return checkScansConverge(network)
-    case "commands-complete":
-      return checkCommandsComplete(network)
-    case "acs-converge":
-      return checkAcsConverge(network)
-  }
+const otherChecks: Record<Exclude<InvariantName, LogInvariant>, (network: CoinNetwork) => ReadonlyArray<string>> = {
+  conservation: (network) => checkConservation(network).violations,
+  "offsets-increase": checkOffsets,
+  "update-ids-agree": checkUpdateIdsAgree,
+  "verdicts-deduplicated": checkVerdicts,
+  "scans-converge": checkScansConverge,
+  "commands-complete": checkCommandsComplete,
+  "acs-converge": checkAcsConverge
 }
 
 export const checkInvariants = (network: CoinNetwork, names: ReadonlyArray<InvariantName>): Record<string, ReadonlyArray<string>> => {
@@ -242,6 +233,6 @@ export const checkInvariants = (network: CoinNetwork, names: ReadonlyArray<Invar
   for (const name of names) if (isLogInvariant(name) && !walked.has(name)) walked.set(name, logChecks[name](network))
   if (walked.size > 0) walkLogs(network, [...walked.values()])
   const results: Record<string, ReadonlyArray<string>> = {}
-  for (const name of names) results[name] = isLogInvariant(name) ? walked.get(name)!.violations() : otherCheck(network, name)
+  for (const name of names) results[name] = isLogInvariant(name) ? walked.get(name)!.violations() : otherChecks[name](network)
   return results
 }
