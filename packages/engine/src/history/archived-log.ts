@@ -124,6 +124,17 @@ interface Inflated {
   readonly bytes: Buffer
 }
 
+/**
+ * What a log holds, as data (an engine checkpoint's part, engine checkpoint/): its archived
+ * segments as their compressed bytes and entry starts, then its newest entries as objects. A
+ * segment being compressed is not in it: its entries are among the objects still.
+ */
+export interface ArchivedLogImage<T> {
+  readonly segmentEntries: number
+  readonly segments: ReadonlyArray<{ readonly compressed: Uint8Array; readonly starts: Uint32Array }>
+  readonly hot: ReadonlyArray<T>
+}
+
 export class ArchivedLog<T> implements Iterable<T> {
   private readonly segments: Array<Segment> = []
   private hot: Array<T> = []
@@ -150,6 +161,33 @@ export class ArchivedLog<T> implements Iterable<T> {
 
   get length(): number {
     return this.archived + this.hot.length
+  }
+
+  /** The log as data: its segments' bytes (no entry of them parsed) and its objects. */
+  image(): ArchivedLogImage<T> {
+    return {
+      segmentEntries: this.limits.segmentEntries,
+      segments: this.segments.map((s) => ({ compressed: s.compressed.read(), starts: s.starts })),
+      hot: this.hot.slice()
+    }
+  }
+
+  /**
+   * Takes an image into this empty log: its segments kept by this log's keeper, its objects as
+   * its newest entries (archived later by this log's own bounds). The segments must be of this
+   * log's size: an entry's index names its segment.
+   */
+  restore(image: ArchivedLogImage<T>): void {
+    invariant(this.length === 0 && this.sealing === undefined, "a log takes an image only when empty")
+    invariant(image.segments.length === 0 || image.segmentEntries === this.limits.segmentEntries, () => `an image of segments of ${image.segmentEntries} entries, not ${this.limits.segmentEntries}`)
+    const keeper = this.limits.keeper ?? keepSegmentsInMemory
+    for (const { compressed, starts } of image.segments) {
+      invariant(starts.length === image.segmentEntries + 1, "an image's segment has a start per entry and its end")
+      this.segments.push({ compressed: keeper.keep(Buffer.from(compressed.buffer, compressed.byteOffset, compressed.byteLength)), starts })
+    }
+    this.archived = image.segments.length * image.segmentEntries
+    this.hot = image.hot.slice()
+    if (!this.held) this.tolerated = this.hot.length + this.allowance()
   }
 
   /** Entries held as compressed segments (the rest are objects). */

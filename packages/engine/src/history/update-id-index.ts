@@ -10,7 +10,7 @@
  * transaction of a 5-minute soak (`sandnet bench --only memory`). 128 bits of a hash do not
  * collide by chance, as with the command book's digests.
  */
-import { RecentlyMade } from "@sandnet/core"
+import { invariant, RecentlyMade } from "@sandnet/core"
 
 /** The value of an ASCII code as a lowercase hex digit, else -1. */
 const HEX_VALUE = new Int8Array(128).fill(-1)
@@ -79,5 +79,20 @@ export class UpdateIdIndex<V> {
 
   set(updateId: string, value: V): void {
     this.byKey.set(updateIdKey(updateId), value)
+  }
+
+  get size(): number {
+    return this.byKey.size
+  }
+
+  /** The index as data (an engine checkpoint's part): each key, not the update id, and its value, in the order set. */
+  image(): Array<readonly [string, V]> {
+    return [...this.byKey]
+  }
+
+  /** Takes an image into this empty index. */
+  restore(image: ReadonlyArray<readonly [string, V]>): void {
+    invariant(this.byKey.size === 0, "an update id index takes an image only when empty")
+    for (const [key, value] of image) this.byKey.set(key, value)
   }
 }

@@ -8,7 +8,7 @@
  */
 import { invariant, type ActiveContract, type ContractId, type PartyId, type SynchronizerId } from "@sandnet/core"
 import type { SnapshotFrom } from "xstate"
-import { refusalOf, start, step } from "../machines/lifecycle.ts"
+import { persist, refusalOf, restore, start, step, type PersistedLifecycle } from "../machines/lifecycle.ts"
 import { reassignmentMachine, type ReassignmentEvent } from "../machines/reassignment.ts"
 
 /** An unassign or assign of a contract: which unassignment, from where to where, at which counter. */
@@ -26,6 +26,12 @@ export interface InFlightContract extends ReassignmentMove {
 }
 
 /** Told when a contract of the watched template becomes active here (true) or stops being active (false). */
+/** A contract in flight as an image holds it: its lifecycle persisted. */
+export interface PersistedInFlight extends ReassignmentMove {
+  readonly contract: ActiveContract
+  readonly lifecycle: PersistedLifecycle<typeof reassignmentMachine>
+}
+
 export type TemplateWatcher = (contract: ActiveContract, active: boolean) => void
 
 /** Most watchers one ACS keeps (each is a view derived from it, such as the wallet's holding totals). */
@@ -211,6 +217,18 @@ export class ActiveContractSet {
 
   inFlightContracts(): IterableIterator<InFlightContract> {
     return this.inFlight.values()
+  }
+
+  /** The contracts in flight as data (an engine checkpoint's part): their lifecycles persisted. */
+  inFlightImage(): Array<PersistedInFlight> {
+    return [...this.inFlight.values()].map((entry) => ({ ...entry, lifecycle: persist(reassignmentMachine, entry.lifecycle) }))
+  }
+
+  /** Takes a contract in flight from an image (an engine checkpoint's restore): not active here, its lifecycle where it was. */
+  restoreInFlight(entry: PersistedInFlight): void {
+    const id = entry.contract.created.contractId
+    invariant(!this.contracts.has(id) && !this.inFlight.has(id), () => `contract ${id} restored in flight twice, or while active`)
+    this.inFlight.set(id, { ...entry, lifecycle: restore(reassignmentMachine, entry.lifecycle) })
   }
 }
 

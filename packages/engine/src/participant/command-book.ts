@@ -15,6 +15,11 @@ import type { CommandEntry, DecidedCommand, InFlightCommand } from "./model.ts"
 
 const digestOf = sha256Key128
 
+export interface CommandBookImage {
+  readonly inFlight: ReadonlyArray<readonly [string, InFlightCommand]>
+  readonly decided: ReadonlyArray<readonly [string, number]>
+}
+
 const FAILED_BIT = 1
 
 const packed = (entry: DecidedCommand): number => entry.completionAt * 2 + (entry.status === "failed" ? FAILED_BIT : 0)
@@ -82,6 +87,26 @@ export class CommandBook {
         this.decided.delete(digest)
       }
       order.shift()
+    }
+  }
+
+  /**
+   * The book as data (an engine checkpoint's part): the commands in flight by key, the decided
+   * ones as digest and packed number, each in its map's order. The order of decisions is not in
+   * it: built from the decided map's order it forgets the same commands (a stale entry of the
+   * order is skipped anyway).
+   */
+  image(): CommandBookImage {
+    return { inFlight: [...this.inFlight], decided: [...this.decided] }
+  }
+
+  /** Takes an image into this empty book. */
+  restore(image: CommandBookImage): void {
+    invariant(this.size === 0, "a command book takes an image only when empty")
+    for (const [key, entry] of image.inFlight) this.inFlight.set(key, entry)
+    for (const [digest, value] of image.decided) {
+      invariant(Number.isSafeInteger(value) && value >= 0, "a decided command is a packed completion index")
+      this.decided.set(digest, value)
     }
   }
 

@@ -209,6 +209,9 @@ export interface InFlightCommand {
   readonly results: ReadonlyArray<Json>
   /** The update id of this attempt (a command failed before may be submitted again). */
   readonly updateId: string
+  /** This attempt's submission: what a restored node looks at again when its deadline passes. */
+  readonly messageId: string
+  readonly maxSequencingTime: Micros
 }
 
 /**

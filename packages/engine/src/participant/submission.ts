@@ -266,7 +266,9 @@ export const applySubmission = (node: ParticipantState, event: Extract<Participa
     submissionId: event.submissionId,
     synchronizerId: event.synchronizerId,
     results: event.results,
-    updateId: event.updateId
+    updateId: event.updateId,
+    messageId: event.messageId,
+    maxSequencingTime: event.maxSequencingTime
   })
   node.submissions.set(event.messageId, {
     messageId: event.messageId,

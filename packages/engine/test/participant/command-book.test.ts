@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { CommandBook } from "../../src/participant/command-book.ts"
 import type { CommandEntry } from "../../src/participant/model.ts"
+import type { Micros } from "@sandnet/core"
 
 const inFlight = (updateId: string): CommandEntry => ({
   status: "inFlight",
@@ -15,7 +16,9 @@ const inFlight = (updateId: string): CommandEntry => ({
   results: [],
   synchronizerId: "global-synchronizer::1220",
   userId: undefined,
-  submissionId: undefined
+  submissionId: undefined,
+  messageId: `m-${updateId}`,
+  maxSequencingTime: 0 as Micros
 })
 const decided = (at: number): CommandEntry => ({ status: at % 2 === 0 ? "succeeded" : "failed", completedAt: at, completionAt: at })
 
@@ -89,5 +92,30 @@ describe("CommandBook", () => {
     expect(book.get("a")).toEqual(decided(3))
     expect(book.get("b")?.status).toBe("inFlight")
     expect(book.size).toBe(2)
+  })
+
+  it("restored from its image, answers and forgets as the book it was taken from, whenever the image is taken", () => {
+    const setStep = fc.record({ kind: fc.constant("set" as const), k: fc.integer({ min: 0, max: 5 }), submit: fc.boolean() })
+    const step = fc.oneof(setStep, fc.record({ kind: fc.constant("forget" as const), before: fc.integer({ min: 0, max: 80 }) }))
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 60 }), fc.nat(60), (steps, cut) => {
+        const original = new CommandBook((completionAt) => completionAt)
+        let restored: CommandBook | undefined
+        const run = (book: CommandBook, s: (typeof steps)[number], at: number) => {
+          if (s.kind === "set") book.set(`k${s.k}`, s.submit ? inFlight(`u${at}`) : decided(at))
+          else book.forgetDecided((entry) => entry.completedAt < s.before)
+        }
+        steps.forEach((s, at) => {
+          if (at === cut) (restored = new CommandBook((completionAt) => completionAt)).restore(original.image())
+          run(original, s, at)
+          if (restored !== undefined) run(restored, s, at)
+        })
+        restored ??= new CommandBook((completionAt) => completionAt)
+        if (cut >= steps.length) restored.restore(original.image())
+        for (let k = 0; k <= 5; k++) expect(restored.get(`k${k}`)).toEqual(original.get(`k${k}`))
+        expect(restored.image()).toEqual(original.image())
+      }),
+      { numRuns: 300 }
+    )
   })
 })

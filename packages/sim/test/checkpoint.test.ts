@@ -1,0 +1,100 @@
+/**
+ * A participant restored from a checkpoint is the participant a replay of its journal builds: at
+ * whatever entry the checkpoint was taken, and after the entries that follow it are replayed
+ * into both. The journals are a simulated network's (transfers, reassignments between two
+ * synchronizers, a crash), with history bounds small enough that the logs archive segments; the
+ * checkpoint crosses a structured clone, as it crosses the store's serialization.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
+import { checkpointOf, isSetupEvent, ParticipantLogic, restoreCheckpoint, type ArchivedLogLimits, type ParticipantEvent } from "@sandnet/engine"
+import { run, scenarioOf, violationsOf } from "./support.ts"
+
+const LIMITS: ArchivedLogLimits = { hotEntries: 8, segmentEntries: 4 }
+
+const scenario = scenarioOf(`
+name: checkpoint
+seed: 3
+duration: 6m
+topology: { superValidators: 2, validators: 2, synchronizers: [sync-1, sync-2], parties: 6 }
+workload:
+  initialTap: 100
+  transfers: { perMinute: 30, minAmount: 1, maxAmount: 40 }
+  reassignments: { perHour: 120 }
+faults:
+  crashes:
+    - { nodes: [validator1], at: 2m, downtime: 30s }
+`)
+
+/** What a replay rebuilds of a participant, as data: equal for two nodes that answer and go on alike. */
+const stateOf = (node: ParticipantLogic) => {
+  const contracts = [...node.acs.all()]
+  const templateParties = new Set(contracts.flatMap((c) => [...c.created.signatories, ...c.created.observers].map((p) => `${c.created.templateId}|${p}`)))
+  return {
+    ledgerEnd: node.ledgerEnd,
+    nonce: node.nonce,
+    committed: node.stats.committed,
+    contracts,
+    byTemplate: [...templateParties].map((key) => {
+      const [templateId, party] = key.split("|") as [string, string]
+      return [key, [...node.acs.ofTemplate(templateId, party)].map((c) => c.created.contractId)]
+    }),
+    inFlightContracts: [...node.acs.inFlightContracts()],
+    reassigned: [...node.reassigned],
+    log: [...node.log],
+    updateIndex: node.updateIndex.image(),
+    completions: [...node.completions],
+    commands: node.commands.image(),
+    // the submissions a deadline or the sequencer can still act on (a replay also keeps earlier attempts', inert)
+    submissions: [...node.submissions.values()].filter((s) => node.isCurrentAttempt(s)).map((s) => ({ ...s, synchronizer: s.synchronizer.synchronizerId }))
+  }
+}
+
+const freshLike = (node: ParticipantLogic): ParticipantLogic => new ParticipantLogic({ ...node.config, historyLimits: LIMITS }, node.topology, node.registry)
+
+const replayInto = (node: ParticipantLogic, events: ReadonlyArray<ParticipantEvent>): ParticipantLogic => {
+  for (const event of events) node.apply(event, true)
+  return node
+}
+
+describe("a participant's checkpoint", () => {
+  it("restores the node a replay builds, at any entry, and the entries after it replay into it alike", async () => {
+    const result = await run(scenario, { historyLimits: LIMITS })
+    expect(violationsOf(result)).toEqual([])
+    expect(result.faults.restarts).toBe(1)
+    const nodes = [...result.network.superValidators, ...result.network.validators].map((n) => n.participant.logic)
+    for (const live of nodes) {
+      const journal = [...live.journal]
+      expect(journal.length).toBeGreaterThan(100)
+      fc.assert(
+        fc.property(fc.nat(journal.length), (cut) => {
+          const replayed = replayInto(freshLike(live), journal.slice(0, cut))
+          const checkpoint = structuredClone(checkpointOf(replayed))
+          const restored = replayInto(freshLike(live), journal.slice(0, cut).filter(isSetupEvent))
+          restoreCheckpoint(restored, checkpoint)
+          expect(stateOf(restored)).toEqual(stateOf(replayed))
+          replayInto(replayed, journal.slice(cut))
+          replayInto(restored, journal.slice(cut))
+          expect(stateOf(restored)).toEqual(stateOf(replayed))
+        }),
+        { numRuns: 12 }
+      )
+      // the whole journal's checkpoint, from segments: every archived entry reads back
+      const whole = replayInto(freshLike(live), journal)
+      expect(whole.log.archivedLength).toBeGreaterThan(0)
+      const restored = replayInto(freshLike(live), journal.filter(isSetupEvent))
+      restoreCheckpoint(restored, structuredClone(checkpointOf(whole)))
+      expect(restored.log.archivedLength).toBe(whole.log.archivedLength)
+      expect([...restored.log]).toEqual([...live.log])
+    }
+  }, 120_000)
+
+  it("refuses a node that has committed, another node's checkpoint, or another version", async () => {
+    const result = await run(scenario, { historyLimits: LIMITS })
+    const [a, b] = result.network.validators.map((n) => n.participant.logic) as [ParticipantLogic, ParticipantLogic]
+    const checkpoint = checkpointOf(a)
+    expect(() => restoreCheckpoint(freshLike(b), checkpoint)).toThrow(/restored into/)
+    expect(() => restoreCheckpoint(replayInto(freshLike(a), [...a.journal]), checkpoint)).toThrow(/nothing committed/)
+    expect(() => restoreCheckpoint(freshLike(a), { ...checkpoint, version: 2 as 1 })).toThrow(/version 2/)
+  }, 60_000)
+})
