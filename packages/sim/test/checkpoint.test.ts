@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { checkpointOf, isSetupEvent, ParticipantLogic, restoreCheckpoint, type ArchivedLogLimits, type ParticipantEvent } from "@sandnet/engine"
+import type { CommittedUpdate } from "@sandnet/core"
+import { checkpointOf, isSetupEvent, ParticipantLogic, restoreCheckpoint, ScanStore, type ArchivedLogLimits, type ParticipantEvent, type ScanVerdict } from "@sandnet/engine"
 import { run, scenarioOf, violationsOf } from "./support.ts"
 
 const LIMITS: ArchivedLogLimits = { hotEntries: 8, segmentEntries: 4 }
@@ -97,4 +98,64 @@ describe("a participant's checkpoint", () => {
     expect(() => restoreCheckpoint(replayInto(freshLike(a), [...a.journal]), checkpoint)).toThrow(/nothing committed/)
     expect(() => restoreCheckpoint(freshLike(a), { ...checkpoint, version: 2 as 1 })).toThrow(/version 2/)
   }, 60_000)
+})
+
+/** What a scan is given: a commit of its participant, or a verdict (again, for some: duplicates are counted). */
+type ScanInput = { readonly commit: CommittedUpdate } | { readonly verdict: ScanVerdict }
+
+const ingest = (scan: ScanStore, inputs: ReadonlyArray<ScanInput>): ScanStore => {
+  for (const input of inputs) {
+    if ("commit" in input) scan.onCommitted(input.commit)
+    else scan.ingestVerdict(input.verdict.verdict, input.verdict.trafficSummary, true)
+  }
+  return scan
+}
+
+/** What a scan answers: every update and verdict by id, its app activity, and its two history orders whole. */
+const answersOf = (scan: ScanStore, ids: ReadonlyArray<string>) => ({
+  image: scan.checkpoint(),
+  byId: ids.map((id) => [scan.updateById(id), scan.verdictOf(id), scan.appActivityOf(id)]),
+  updateOrder: scan.historyOrders().updates.positionsAfter(undefined, Number.MAX_SAFE_INTEGER),
+  eventOrder: scan.historyOrders().events.idsAfter(undefined, Number.MAX_SAFE_INTEGER)
+})
+
+describe("a scan's checkpoint", () => {
+  it("restores the scan that ingesting the same commits and verdicts builds, at any point, in any interleaving", async () => {
+    const result = await run(scenario, { historyLimits: LIMITS })
+    const sv = result.network.superValidators[0]!
+    const commits = [...sv.participant.logic.log]
+    const verdicts = [...sv.scan.verdictLog]
+    const ids = [...new Set([...commits.map((c) => c.update.updateId), ...verdicts.map((v) => v.verdict.updateId)])]
+    expect(verdicts.length).toBeGreaterThan(100)
+    const fresh = (keeping: "kept" | "built when read") => {
+      const scan = new ScanStore(sv.participant.logic, sv.scan.dso, LIMITS, keeping)
+      scan.appActivity = sv.scan.appActivity
+      return scan
+    }
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 9 }), { minLength: commits.length + verdicts.length, maxLength: commits.length + verdicts.length }), fc.nat(commits.length + verdicts.length), fc.constantFrom("kept" as const, "built when read" as const), (picks, cut, keeping) => {
+        // commits in order and verdicts in order, interleaved by the picks; every tenth verdict ingested twice
+        const inputs: Array<ScanInput> = []
+        let c = 0
+        let v = 0
+        for (const pick of picks) {
+          if ((pick < 5 && c < commits.length) || v >= verdicts.length) inputs.push({ commit: commits[c++]! })
+          else {
+            inputs.push({ verdict: verdicts[v]! })
+            if (v % 10 === 0) inputs.push({ verdict: verdicts[v]! })
+            v++
+          }
+        }
+        const ingested = ingest(fresh(keeping), inputs.slice(0, cut))
+        const restored = fresh(keeping)
+        restored.restore(structuredClone(ingested.checkpoint()))
+        expect(answersOf(restored, ids)).toEqual(answersOf(ingested, ids))
+        ingest(ingested, inputs.slice(cut))
+        ingest(restored, inputs.slice(cut))
+        expect(answersOf(restored, ids)).toEqual(answersOf(ingested, ids))
+        expect(restored.duplicateVerdictsIgnored).toBeGreaterThan(0)
+      }),
+      { numRuns: 10 }
+    )
+  }, 120_000)
 })

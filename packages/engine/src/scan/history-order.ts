@@ -39,6 +39,13 @@ interface Chunk<V> {
   readonly values: Array<V>
 }
 
+/** An order's entries in order, as columns. */
+export interface OrderImage<V> {
+  readonly migrations: Array<number>
+  readonly times: Array<number>
+  readonly values: Array<V>
+}
+
 /** Where an entry stands: its chunk and its index in it. */
 interface Position {
   readonly chunk: number
@@ -198,6 +205,24 @@ class KeyedColumns<V> {
     return out
   }
 
+  /** Every entry in order, as three columns (an engine checkpoint's part). */
+  image(): OrderImage<V> {
+    const image: OrderImage<V> = { migrations: [], times: [], values: [] }
+    for (const chunk of this.chunks) {
+      image.migrations.push(...chunk.migrations)
+      image.times.push(...chunk.times)
+      image.values.push(...chunk.values)
+    }
+    return image
+  }
+
+  /** Takes an image into this empty order (appended: chunks filled in turn, the same order). */
+  restore(image: OrderImage<V>): void {
+    invariant(this.size === 0, "a history order takes an image only when empty")
+    invariant(image.times.length === image.values.length && image.migrations.length === image.values.length, "an order's image has three columns of one length")
+    for (let i = 0; i < image.values.length; i++) this.append({ migrationId: image.migrations[i]!, recordTime: image.times[i]! as Micros }, image.values[i]!)
+  }
+
   /** Adds an entry after every entry held (an order built from sorted entries). */
   append(key: HistoryKey, value: V): void {
     const last = this.chunks.length - 1
@@ -276,6 +301,14 @@ export class UpdateOrder {
     this.columns.insert(this.columns.firstAfter(key), key, position)
   }
 
+  image(): OrderImage<number> {
+    return this.columns.image()
+  }
+
+  restore(image: OrderImage<number>): void {
+    this.columns.restore(image)
+  }
+
   /** Adds the update at `position` after every one held (buildHistoryOrders: in key order). */
   append(key: HistoryKey, position: number): void {
     this.columns.append(key, position)
@@ -308,6 +341,14 @@ export class EventOrder {
       this.columns.remove(at)
     }
     this.columns.insert(this.firstNotBefore(key, id), key, id)
+  }
+
+  image(): OrderImage<string> {
+    return this.columns.image()
+  }
+
+  restore(image: OrderImage<string>): void {
+    this.columns.restore(image)
   }
 
   /** Puts `id` after every id held (buildHistoryOrders: in key and id order, each id once). */

@@ -6,6 +6,7 @@
  * not ingested: the scan's offsets skip theirs).
  */
 import {
+  invariant,
   RecentlyMade,
   type AppActivityRecords,
   type CommittedLedgerUpdate,
@@ -14,12 +15,12 @@ import {
   type TrafficSummary,
   type Verdict
 } from "@sandnet/core"
-import { ArchivedLog, NEVER_ARCHIVE, type ArchivedLogLimits } from "../history/archived-log.ts"
+import { ArchivedLog, NEVER_ARCHIVE, type ArchivedLogImage, type ArchivedLogLimits } from "../history/archived-log.ts"
 import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
-import { buildHistoryOrders, type HistoryKey, type HistoryOrders, type Ingested } from "./history-order.ts"
+import { buildHistoryOrders, EventOrder, UpdateOrder, type HistoryKey, type HistoryOrders, type Ingested, type OrderImage } from "./history-order.ts"
 
 /** Verdicts whose scan entries are kept to be shared by the next scans that ingest them (their deliveries interleave with later verdicts'). */
 export const VERDICTS_SHARED = 2048
@@ -39,6 +40,27 @@ export interface ScanVerdict {
 
 /** Computes the app activity records of an update (set by the coin economy). */
 export type AppActivity = (entry: CommittedLedgerUpdate, traffic: TrafficSummary | undefined) => AppActivityRecords | undefined
+
+/** The scan checkpoint's format: a restore refuses another (the journal is replayed whole then). */
+export const SCAN_CHECKPOINT_VERSION = 1
+
+/**
+ * A scan's state as data (an engine checkpoint's part, beside its participant's): the logs as
+ * archived segments and objects, their id maps, the history orders when kept, the app activity
+ * records. Restored into a scan built afresh, it is the scan that ingesting the same updates and
+ * verdicts builds.
+ */
+export interface ScanCheckpoint {
+  readonly version: typeof SCAN_CHECKPOINT_VERSION
+  readonly dso: PartyId
+  readonly updates: ArchivedLogImage<CommittedLedgerUpdate>
+  readonly byUpdateId: ReadonlyArray<readonly [string, number]>
+  readonly verdicts: ArchivedLogImage<ScanVerdict>
+  readonly verdictIndex: ReadonlyArray<readonly [string, number]>
+  readonly orders: { readonly updates: OrderImage<number>; readonly events: OrderImage<string> } | undefined
+  readonly activity: ReadonlyArray<readonly [string, AppActivityRecords]>
+  readonly duplicateVerdictsIgnored: number
+}
 
 export class ScanStore implements CommitListener {
   /** DSO-visible updates in the SV's offset order (older ones kept compressed). */
@@ -137,6 +159,45 @@ export class ScanStore implements CommitListener {
 
   appActivityOf(updateId: string): AppActivityRecords | undefined {
     return this.activity.get(updateId)
+  }
+
+  /** The scan's checkpoint now (between two messages). */
+  checkpoint(): ScanCheckpoint {
+    return {
+      version: SCAN_CHECKPOINT_VERSION,
+      dso: this.dso,
+      updates: this.updates.image(),
+      byUpdateId: [...this.byUpdateId],
+      verdicts: this.verdictLog.image(),
+      verdictIndex: [...this.verdictIndex],
+      orders: this.orders === undefined ? undefined : { updates: this.orders.updates.image(), events: this.orders.events.image() },
+      activity: [...this.activity],
+      duplicateVerdictsIgnored: this.duplicateVerdictsIgnored
+    }
+  }
+
+  /** Restores a checkpoint into this scan, built afresh (nothing ingested). */
+  restore(checkpoint: ScanCheckpoint): void {
+    invariant(checkpoint.version === SCAN_CHECKPOINT_VERSION, () => `a scan checkpoint of version ${checkpoint.version} (this engine reads ${SCAN_CHECKPOINT_VERSION})`)
+    invariant(checkpoint.dso === this.dso, "a scan checkpoint is restored into a scan of its DSO party")
+    invariant(this.updates.length === 0 && this.verdictLog.length === 0, "a scan checkpoint is restored into a scan with nothing ingested")
+    this.updates.restore(checkpoint.updates)
+    for (const [id, index] of checkpoint.byUpdateId) this.byUpdateId.set(id, index)
+    this.verdictLog.restore(checkpoint.verdicts)
+    for (const [id, index] of checkpoint.verdictIndex) this.verdictIndex.set(id, index)
+    invariant(this.byUpdateId.size === this.updates.length && this.verdictIndex.size === this.verdictLog.length, "a scan checkpoint's id maps hold an entry per update and per verdict")
+    if (checkpoint.orders !== undefined && this.orders !== undefined) {
+      const updates = new UpdateOrder()
+      updates.restore(checkpoint.orders.updates)
+      const events = new EventOrder()
+      events.restore(checkpoint.orders.events)
+      this.orders = { updates, events }
+    } else if (checkpoint.orders === undefined) {
+      // taken where the orders are built when read: built here from the logs, when read
+      this.orders = undefined
+    }
+    for (const [id, records] of checkpoint.activity) this.activity.set(id, records)
+    this.duplicateVerdictsIgnored = checkpoint.duplicateVerdictsIgnored
   }
 }
 
