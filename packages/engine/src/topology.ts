@@ -177,6 +177,28 @@ export class TopologyState {
   allParties(): ReadonlyArray<PartyHosting> {
     return [...this.parties.values()]
   }
+
+  /** The hostings as data (an engine checkpoint's part): every party's, and each participant's parties in their order. */
+  image(): TopologyImage {
+    return { parties: [...this.parties.values()], hostedOn: [...this.hostedOn].map(([uid, parties]) => [uid, [...parties]] as const) }
+  }
+
+  /** Replaces the hostings with an image's (the participants and synchronizers are the configuration's, and stay). */
+  restore(image: TopologyImage): void {
+    this.parties.clear()
+    this.participantsCache.clear()
+    for (const hosting of image.parties) this.parties.set(hosting.party, hosting)
+    for (const uid of this.hostedOn.keys()) this.hostedOn.set(uid, new Set())
+    for (const [uid, parties] of image.hostedOn) {
+      invariant(this.participantInfo.has(uid), () => `a topology image hosts parties on unknown participant ${uid}`)
+      this.hostedOn.set(uid, new Set(parties))
+    }
+  }
+}
+
+export interface TopologyImage {
+  readonly parties: ReadonlyArray<PartyHosting>
+  readonly hostedOn: ReadonlyArray<readonly [ParticipantUid, ReadonlyArray<PartyId>]>
 }
 
 export class Topology extends Context.Tag("@sandnet/engine/Topology")<Topology, TopologyState>() {}

@@ -24,6 +24,8 @@ export { makeJournalCommitter, mergeBatches, type JournalCommitter } from "./jou
 export { attachSinks, collectChanges, walletSinkOf, type CaptureState } from "./journal/capture.ts"
 export { readJournals, readSequencerSnapshots, type StoredJournals } from "./journal/read.ts"
 export { replayJournals, replayNetwork, type ReplayResult } from "./journal/replay.ts"
+export { engineCheckpointOf, ENGINE_CHECKPOINT_VERSION, restoreEngineCheckpoint, type EngineCheckpoint } from "./checkpoint/engine-checkpoint.ts"
+export { CHECKPOINT_EVERY } from "./checkpoint/record.ts"
 
 // Indexes
 export { DERIVED_KEY, derivedIndexes, type DerivedIndexes } from "./indexes/derived.ts"

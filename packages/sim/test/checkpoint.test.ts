@@ -1,5 +1,6 @@
 /**
- * A participant restored from a checkpoint is the participant a replay of its journal builds: at
+ * A participant restored from a checkpoint is the participant a replay of its journal builds (over
+ * the network's topology, which the network's checkpoint holds whole): at
  * whatever entry the checkpoint was taken, and after the entries that follow it are replayed
  * into both. The journals are a simulated network's (transfers, reassignments between two
  * synchronizers, a crash), with history bounds small enough that the logs archive segments; the
@@ -8,7 +9,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import type { CommittedUpdate } from "@sandnet/core"
-import { checkpointOf, isSetupEvent, ParticipantLogic, restoreCheckpoint, ScanStore, type ArchivedLogLimits, type ParticipantEvent, type ScanVerdict } from "@sandnet/engine"
+import { checkpointOf, ParticipantLogic, restoreCheckpoint, ScanStore, type ArchivedLogLimits, type ParticipantEvent, type ScanVerdict } from "@sandnet/engine"
 import { run, scenarioOf, violationsOf } from "./support.ts"
 
 const LIMITS: ArchivedLogLimits = { hotEntries: 8, segmentEntries: 4 }
@@ -41,6 +42,10 @@ const stateOf = (node: ParticipantLogic) => {
       return [key, [...node.acs.ofTemplate(templateId, party)].map((c) => c.created.contractId)]
     }),
     inFlightContracts: [...node.acs.inFlightContracts()],
+    retainedSetup: node.retainedSetup,
+    signingKeys: [...node.signingKeys.keys()],
+    vetted: [...node.vetted],
+    vettingSerial: node.vettingSerial,
     reassigned: [...node.reassigned],
     log: [...node.log],
     updateIndex: node.updateIndex.image(),
@@ -71,7 +76,7 @@ describe("a participant's checkpoint", () => {
         fc.property(fc.nat(journal.length), (cut) => {
           const replayed = replayInto(freshLike(live), journal.slice(0, cut))
           const checkpoint = structuredClone(checkpointOf(replayed))
-          const restored = replayInto(freshLike(live), journal.slice(0, cut).filter(isSetupEvent))
+          const restored = freshLike(live)
           restoreCheckpoint(restored, checkpoint)
           expect(stateOf(restored)).toEqual(stateOf(replayed))
           replayInto(replayed, journal.slice(cut))
@@ -83,7 +88,7 @@ describe("a participant's checkpoint", () => {
       // the whole journal's checkpoint, from segments: every archived entry reads back
       const whole = replayInto(freshLike(live), journal)
       expect(whole.log.archivedLength).toBeGreaterThan(0)
-      const restored = replayInto(freshLike(live), journal.filter(isSetupEvent))
+      const restored = freshLike(live)
       restoreCheckpoint(restored, structuredClone(checkpointOf(whole)))
       expect(restored.log.archivedLength).toBe(whole.log.archivedLength)
       expect([...restored.log]).toEqual([...live.log])

@@ -7,9 +7,9 @@
  * is the order its index by template and party walks) and the contracts in flight between
  * synchronizers, the update log and the completions (their archived segments as compressed bytes,
  * no entry parsed), the update id index, the command book, the ledger end, the submission counter
- * and the reassignment counters. What it does not hold is re-applied from the journal before it
- * is restored: the setup events (`isSetupEvent`: parties hosted, packages uploaded and vetted),
- * few, and they shape the topology that the network's nodes share. What a replay does not
+ * and the reassignment counters, and the setup events that are not the topology's alone
+ * (`isRetainedSetup`), re-applied first. The topology the network's nodes share is the network
+ * checkpoint's (topology.ts `TopologyState.image`): restored before its nodes. What a replay does not
  * rebuild either is not in it: requests awaiting their verdict, locks, the sequencer times seen
  * (all in memory only; a restart drops them).
  *
@@ -41,11 +41,19 @@ export interface ParticipantCheckpoint {
   readonly updateIndex: ReadonlyArray<readonly [string, number]>
   readonly completions: ArchivedLogImage<CompletionRecord>
   readonly commands: CommandBookImage
+  /** `retainedSetup`, re-applied first. */
+  readonly setup: ReadonlyArray<ParticipantEvent>
 }
 
-/** The events a checkpoint does not hold: a restore expects them re-applied, in journal order, before it. */
-export const isSetupEvent = (event: ParticipantEvent): boolean =>
-  event._tag === "PartyAllocated" || event._tag === "PartyHosted" || event._tag === "PackagesUploaded" || event._tag === "PackagesVetted"
+/**
+ * The setup events a participant keeps (`retainedSetup`) and its checkpoint re-applies: hostings
+ * with signing keys and packages. A party allocated here changes only the topology, which the
+ * network's checkpoint holds whole (its hostings, as the nodes' events left them).
+ */
+export const isRetainedSetup = (event: ParticipantEvent): boolean => event._tag === "PartyHosted" || event._tag === "PackagesUploaded" || event._tag === "PackagesVetted"
+
+/** A bound on `retainedSetup`: uploads and external parties are few; more is a runaway. */
+export const MAX_RETAINED_SETUP = 100_000
 
 /** The participant's checkpoint now (between two messages: nothing half applied). */
 export const checkpointOf = (node: ParticipantState): ParticipantCheckpoint => ({
@@ -60,18 +68,20 @@ export const checkpointOf = (node: ParticipantState): ParticipantCheckpoint => (
   log: node.log.image(),
   updateIndex: node.updateIndex.image(),
   completions: node.completions.image(),
-  commands: node.commands.image()
+  commands: node.commands.image(),
+  setup: node.retainedSetup.slice()
 })
 
 /**
- * Restores a checkpoint into a node built afresh (no genesis, nothing committed) whose setup
- * events up to the checkpoint were re-applied: then it is the node a replay up to there builds.
+ * Restores a checkpoint into a node built afresh (no genesis, nothing committed) over the topology
+ * as it was then: then it is the node a replay up to there builds.
  */
 export const restoreCheckpoint = (node: ParticipantState, checkpoint: ParticipantCheckpoint): void => {
   invariant(checkpoint.version === PARTICIPANT_CHECKPOINT_VERSION, () => `a participant checkpoint of version ${checkpoint.version} (this engine reads ${PARTICIPANT_CHECKPOINT_VERSION})`)
   invariant(checkpoint.uid === node.uid, () => `the checkpoint of ${checkpoint.uid} restored into ${node.uid}`)
   invariant(node.ledgerEnd === 0 && node.acs.size === 0 && node.commands.size === 0, () => `a checkpoint is restored into a node with nothing committed (${node.uid})`)
   invariant(checkpoint.log.segments.length * checkpoint.log.segmentEntries + checkpoint.log.hot.length === checkpoint.ledgerEnd, "a checkpoint's log holds an entry per offset")
+  for (const event of checkpoint.setup) node.apply(event, true)
   for (const contract of checkpoint.contracts) node.acs.add(contract)
   for (const entry of checkpoint.inFlightContracts) node.acs.restoreInFlight(entry)
   for (const [contractId, counter] of checkpoint.reassigned) node.reassigned.set(contractId, counter)

@@ -5,7 +5,7 @@
  */
 export { makeParticipant, type ParticipantNode } from "./actor.ts"
 export { ParticipantLogic } from "./logic.ts"
-export { checkpointOf, isSetupEvent, PARTICIPANT_CHECKPOINT_VERSION, restoreCheckpoint, type ParticipantCheckpoint } from "./checkpoint.ts"
+export { checkpointOf, PARTICIPANT_CHECKPOINT_VERSION, restoreCheckpoint, type ParticipantCheckpoint } from "./checkpoint.ts"
 export {
   commandKeyOf,
   type CommitListener,

@@ -34,6 +34,7 @@ import type { KnownPackage } from "./built-in-packages.ts"
 import { applyPackages, takeUpload } from "./packages.ts"
 import { allocateParty, applyHosting, authorizationAdded, hostParty, recordHosting, reserveParty } from "./parties.ts"
 import { reassign } from "./reassignment.ts"
+import { isRetainedSetup, MAX_RETAINED_SETUP } from "./checkpoint.ts"
 import { ParticipantState } from "./state.ts"
 import { applySubmission, applySubmissionCounter, onDeliverError, onSubmissionDeadline, submit, type Submitted } from "./submission.ts"
 
@@ -68,6 +69,10 @@ export class ParticipantLogic extends ParticipantState {
       case "PackagesVetted":
         applyPackages(this, event)
         break
+    }
+    if (isRetainedSetup(event)) {
+      invariant(this.retainedSetup.length < MAX_RETAINED_SETUP, () => `a participant keeps at most ${MAX_RETAINED_SETUP} setup events`)
+      this.retainedSetup.push(event)
     }
     if (!replaying) {
       if (this.keepsJournal) this.journal.push(event)

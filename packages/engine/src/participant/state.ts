@@ -79,6 +79,12 @@ export abstract class ParticipantState {
    * its heap a copy of the whole history.
    */
   keepsJournal = true
+  /**
+   * The setup events that are not the topology's alone, in journal order: parties hosted through
+   * the ledger API (their signing keys) and packages uploaded and vetted. Few (an upload or an
+   * external party each), kept for the node's life: a checkpoint holds them (checkpoint.ts).
+   */
+  readonly retainedSetup: Array<ParticipantEvent> = []
   /** Where journal events also go (the store); replay does not call it. */
   journalSink: ((event: ParticipantEvent) => void) | undefined = undefined
 

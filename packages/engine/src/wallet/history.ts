@@ -12,12 +12,12 @@ import type { WalletError } from "./errors.ts"
 const ZERO_DECIMAL = "0.0000000000"
 
 /** Files a committed transaction under the local parties that witnessed it. */
-export const indexHistory = (wallet: WalletContext, entry: CommittedUpdate): void => {
+export const indexHistory = (wallet: WalletContext, entry: CommittedUpdate, only?: ReadonlySet<PartyId>): void => {
   const update = entry.update
   if (update.kind !== "transaction") return
   for (const node of update.nodes) {
     for (const w of node.witnesses) {
-      if (!wallet.state.userOfParty.has(w)) continue
+      if (!wallet.state.userOfParty.has(w) || (only !== undefined && !only.has(w))) continue
       let list = wallet.historyOffsets.get(w)
       if (list === undefined) wallet.historyOffsets.set(w, (list = []))
       if (list[list.length - 1] !== entry.offset) list.push(entry.offset)

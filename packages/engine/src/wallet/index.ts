@@ -2,6 +2,7 @@
 export * as WalletTypes from "./api.ts"
 export * from "./automation/automation.ts"
 export type { WalletAutomationStats } from "./automation/stats.ts"
+export { walletCheckpointOf, WALLET_CHECKPOINT_VERSION, type WalletCheckpoint } from "./checkpoint.ts"
 export * from "./config.ts"
 export type { WalletStats } from "./context.ts"
 export * from "./errors.ts"

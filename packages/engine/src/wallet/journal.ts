@@ -15,7 +15,7 @@ import { finalStateNames } from "../machines/lifecycle.ts"
 import { trackingIdMachine } from "../machines/tracking-id.ts"
 import { transferInstructionMachine } from "../machines/transfer-instruction.ts"
 import { transferOfferMachine } from "../machines/transfer-offer.ts"
-import { RecordBook } from "./record-book.ts"
+import { RecordBook, type RecordBookImage } from "./record-book.ts"
 
 /** A persisted lifecycle snapshot (lifecycle.ts `persist`). */
 export const PersistedSnapshot = Schema.Struct({
@@ -158,6 +158,60 @@ export class WalletState {
   finishedLogs(): ReadonlyArray<ArchivedLog<unknown>> {
     return [this.tracking.finished, this.offers.finished, this.instructions.finished, this.buyTraffic.finished]
   }
+}
+
+/** The wallet's journaled state as data (an engine checkpoint's part): every map in its order. */
+export interface WalletStateImage {
+  readonly users: ReadonlyArray<readonly [string, { readonly party: string; readonly onboardedAt: Micros }]>
+  readonly userOfParty: ReadonlyArray<readonly [string, string]>
+  readonly tracking: RecordBookImage<TrackingRecord>
+  readonly trackingByCommand: ReadonlyArray<readonly [string, string]>
+  readonly offers: RecordBookImage<OfferRecord>
+  readonly offerByContract: ReadonlyArray<readonly [string, string]>
+  readonly instructions: RecordBookImage<InstructionRecord>
+  readonly instructionByContract: ReadonlyArray<readonly [string, string]>
+  readonly buyTraffic: RecordBookImage<BuyTrafficRecord>
+  readonly buyTrafficByContract: ReadonlyArray<readonly [string, string]>
+  readonly mergeDelegations: ReadonlyArray<readonly [string, DelegationRecord]>
+  readonly mintingDelegations: ReadonlyArray<readonly [string, DelegationRecord]>
+  readonly lastTopup: ReadonlyArray<readonly [string, Micros]>
+}
+
+export const walletStateImage = (state: WalletState): WalletStateImage => ({
+  users: [...state.users],
+  userOfParty: [...state.userOfParty],
+  tracking: state.tracking.image(),
+  trackingByCommand: [...state.trackingByCommand],
+  offers: state.offers.image(),
+  offerByContract: [...state.offerByContract],
+  instructions: state.instructions.image(),
+  instructionByContract: [...state.instructionByContract],
+  buyTraffic: state.buyTraffic.image(),
+  buyTrafficByContract: [...state.buyTrafficByContract],
+  mergeDelegations: [...state.mergeDelegations],
+  mintingDelegations: [...state.mintingDelegations],
+  lastTopup: [...state.lastTopup]
+})
+
+/** Takes an image into a state with nothing applied: then it is the state the same events fold to. */
+export const restoreWalletState = (state: WalletState, image: WalletStateImage): void => {
+  invariant(state.users.size === 0 && state.tracking.size === 0 && state.offers.size === 0, "a wallet state takes an image only when nothing was applied")
+  const fill = <V>(map: Map<string, V>, entries: ReadonlyArray<readonly [string, V]>) => {
+    for (const [key, value] of entries) map.set(key, value)
+  }
+  fill(state.users, image.users)
+  fill(state.userOfParty, image.userOfParty)
+  state.tracking.restore(image.tracking)
+  fill(state.trackingByCommand, image.trackingByCommand)
+  state.offers.restore(image.offers)
+  fill(state.offerByContract, image.offerByContract)
+  state.instructions.restore(image.instructions)
+  fill(state.instructionByContract, image.instructionByContract)
+  state.buyTraffic.restore(image.buyTraffic)
+  fill(state.buyTrafficByContract, image.buyTrafficByContract)
+  fill(state.mergeDelegations, image.mergeDelegations)
+  fill(state.mintingDelegations, image.mintingDelegations)
+  fill(state.lastTopup, image.lastTopup)
 }
 
 /**

@@ -14,7 +14,14 @@
  * objects under their keys, as records under way do: no digest, no log.
  */
 import { invariant, sha256Key128 } from "@sandnet/core"
-import { ArchivedLog, NEVER_ARCHIVE, neverArchives, type ArchivedLogLimits } from "../history/archived-log.ts"
+import { ArchivedLog, NEVER_ARCHIVE, neverArchives, type ArchivedLogImage, type ArchivedLogLimits } from "../history/archived-log.ts"
+
+/** A record book as data (an engine checkpoint's part). */
+export interface RecordBookImage<R> {
+  readonly underWay: ReadonlyArray<readonly [string, R]>
+  readonly finishedAt: ReadonlyArray<readonly [string, number]>
+  readonly finished: ArchivedLogImage<R>
+}
 
 export class RecordBook<R> {
   /** Records under way (and finished ones, when they are not archived), in the order their keys were first set. */
@@ -64,6 +71,19 @@ export class RecordBook<R> {
     }
     invariant(!(this.underWay.has(key) && this.finishedAt.has(digest)), "a record is either under way or finished")
     return finished
+  }
+
+  image(): RecordBookImage<R> {
+    return { underWay: [...this.underWay], finishedAt: [...this.finishedAt], finished: this.finished.image() }
+  }
+
+  /** Takes an image into this empty book. */
+  restore(image: RecordBookImage<R>): void {
+    invariant(this.size === 0 && this.finished.length === 0, "a record book takes an image only when empty")
+    for (const [key, record] of image.underWay) this.underWay.set(key, record)
+    for (const [digest, at] of image.finishedAt) this.finishedAt.set(digest, at)
+    this.finished.restore(image.finished)
+    invariant([...this.finishedAt.values()].every((at) => at < this.finished.length), "a record book's finished records are in its log")
   }
 
   /** The records under way, in the order their keys were first set. */

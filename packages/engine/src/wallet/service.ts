@@ -8,6 +8,7 @@
  * tests pass `driver.runUntilIdle()`). If the command is still undecided after settling (a network
  * with latency), the operation waits for its completion, which needs a driver running alongside.
  */
+import type { WalletCheckpoint } from "./checkpoint.ts"
 import { Clock, Context, Effect, Either, Layer } from "effect"
 import { micros, type Micros } from "@sandnet/core"
 import type { CoinNetwork, ValidatorNode } from "../coin-network.ts"
@@ -158,8 +159,10 @@ export const makeWalletApi = (node: WalletNode, settle: Effect.Effect<void>, aut
 
 export interface WalletOptions {
   readonly config?: WalletConfig
-  /** A stored journal to restore the wallet from. */
+  /** A stored journal to restore the wallet from (with a checkpoint: the events after it). */
   readonly journal?: ReadonlyArray<WalletEvent>
+  /** A checkpoint of the wallet, taken before `journal` (wallet checkpoint.ts). */
+  readonly checkpoint?: WalletCheckpoint
   /** Run the automations (default true). */
   readonly automation?: boolean
   /** Which super validator's ACS the wallet reads DSO contracts from (default the first). */
@@ -169,7 +172,7 @@ export interface WalletOptions {
 /** Builds a validator's wallet (and starts its automations). */
 export const makeWallet = (network: CoinNetwork, validator: ValidatorNode, options: WalletOptions = {}): Effect.Effect<{ readonly node: WalletNode; readonly automation: WalletAutomation | undefined }, never, Network> =>
   Effect.gen(function* () {
-    const node = new WalletNode(network, validator, options.config ?? defaultWalletConfig, options.journal ?? [], options.svIndex ?? 0)
+    const node = new WalletNode(network, validator, options.config ?? defaultWalletConfig, options.journal ?? [], options.svIndex ?? 0, options.checkpoint)
     const automation = options.automation === false ? undefined : yield* startWalletAutomation(node)
     return { node, automation }
   })

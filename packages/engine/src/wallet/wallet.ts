@@ -32,7 +32,8 @@ import { WalletContext } from "./context.ts"
 import type { DsoNotReady, InsufficientFunds, WalletCommandFailed, WalletError } from "./errors.ts"
 import { followLedger } from "./follower.ts"
 import { indexHistory, listTransactions } from "./history.ts"
-import type { TrackedKind, WalletEvent } from "./journal.ts"
+import { restoreWalletState, type TrackedKind, type WalletEvent } from "./journal.ts"
+import { checkWalletCheckpoint, restoreHistoryIndex, type WalletCheckpoint } from "./checkpoint.ts"
 import type { Outcome } from "./outcome.ts"
 import * as Reads from "./reads.ts"
 import { reference, submit } from "./submission.ts"
@@ -41,14 +42,20 @@ import { reconcile } from "./tracking.ts"
 type Op<A> = Effect.Effect<Outcome<A>, WalletError>
 
 export class WalletNode extends WalletContext {
-  constructor(network: CoinNetwork, validator: ValidatorNode, config: WalletConfig, journal: ReadonlyArray<WalletEvent> = [], svIndex = 0) {
+  /** With a checkpoint, `journal` holds the events after it (wallet checkpoint.ts). */
+  constructor(network: CoinNetwork, validator: ValidatorNode, config: WalletConfig, journal: ReadonlyArray<WalletEvent> = [], svIndex = 0, checkpoint?: WalletCheckpoint) {
     super(network, validator, config, svIndex)
+    if (checkpoint !== undefined) {
+      checkWalletCheckpoint(checkpoint)
+      restoreWalletState(this.state, checkpoint.state)
+    }
     for (const event of journal) this.apply(event, true)
     if (!this.state.users.has(config.validatorWalletUser)) {
       this.apply({ _tag: "UserOnboarded", user: config.validatorWalletUser, party: this.operator, at: 0 })
     }
     // History is derived from the ledger: rebuild it from what the node already committed.
-    for (const entry of this.participant.logic.log) indexHistory(this, entry)
+    if (checkpoint !== undefined) restoreHistoryIndex(this, checkpoint)
+    else for (const entry of this.participant.logic.log) indexHistory(this, entry)
     followLedger(this)
     reconcile(this)
   }

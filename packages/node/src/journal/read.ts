@@ -3,15 +3,19 @@
  * they were produced, user management's decoded; and the sequencers' stored state.
  */
 import { Admin, type CoinNetwork, type CoinNetworkConfig } from "@sandnet/engine"
-import type { EventStoreService, JournalEntry } from "@sandnet/store"
+import { readPages, type EventStoreService, type JournalEntry, type StorageError } from "@sandnet/store"
 import { Effect, Either, Option, Schema } from "effect"
+import type { EngineCheckpoint } from "../checkpoint/engine-checkpoint.ts"
+import { CHECKPOINT_KEY, decodeCheckpoint } from "../checkpoint/stored.ts"
 import { JournalReplayFailed } from "./errors.ts"
 import type { ClockState, SequencerSnapshot } from "./runtime-state.ts"
 import { isBody, Streams } from "./streams.ts"
 
 export interface StoredJournals {
-  /** Every entry of the engine streams, merged in ordinal order. */
+  /** Every entry of the engine streams (after the checkpoint's heads, with one), merged in ordinal order. */
   readonly entries: ReadonlyArray<JournalEntry>
+  /** The engine checkpoint the entries follow (`readJournals` with `fromCheckpoint`, when the store holds one that fits). */
+  readonly checkpoint?: EngineCheckpoint
   /** Admin events, in order. */
   readonly admin: ReadonlyArray<Admin.AdminEvent>
   readonly heads: ReadonlyMap<string, number>
@@ -22,15 +26,21 @@ export interface StoredJournals {
 
 const ordinalOf = (entry: JournalEntry): number => (isBody(entry.body) ? entry.body.n : 0)
 
-/** Reads every journal of the store (engine streams merged by ordinal, admin decoded). */
-export const readJournals = (store: EventStoreService) =>
+/**
+ * Reads the journals of the store (engine streams merged by ordinal, admin decoded). With
+ * `fromCheckpoint`, a stored engine checkpoint that decodes and fits the streams is read first, and
+ * the engine streams only after its heads.
+ */
+export const readJournals = (store: EventStoreService, options: { readonly fromCheckpoint?: boolean } = {}) =>
   Effect.gen(function* () {
-    const heads = new Map<string, number>()
+    const checkpoint = options.fromCheckpoint === true ? yield* readCheckpoint(store) : undefined
+    const heads = new Map<string, number>(checkpoint?.heads ?? [])
     const perStream: Array<ReadonlyArray<JournalEntry>> = []
     const admin: Array<Admin.AdminEvent> = []
-    let lastOrdinal = 0
-    for (const [stream, entries] of yield* store.readAll()) {
-      heads.set(stream, entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
+    let lastOrdinal = checkpoint?.ordinal ?? 0
+    const read = checkpoint === undefined ? yield* store.readAll() : yield* readAfter(store, heads)
+    for (const [stream, entries] of read) {
+      if (entries.length > 0 || !heads.has(stream)) heads.set(stream, entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
       if (stream !== Streams.admin) for (const e of entries) lastOrdinal = Math.max(lastOrdinal, ordinalOf(e))
       if (stream === Streams.admin) {
         for (const e of entries) {
@@ -47,12 +57,46 @@ export const readJournals = (store: EventStoreService) =>
     const clock = yield* store.getSnapshot(Streams.runtime, "clock")
     return {
       entries: merged,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
       admin,
       heads,
       lastOrdinal,
       config: Option.getOrUndefined(config) as CoinNetworkConfig | undefined,
       clock: Option.getOrUndefined(clock) as ClockState | undefined
     } satisfies StoredJournals
+  })
+
+/**
+ * The stored engine checkpoint, when there is one that decodes and whose heads the streams hold
+ * (a stream shorter than its head was reset since: the checkpoint is stale); else undefined, with
+ * a warning saying why when there was one.
+ */
+const readCheckpoint = (store: EventStoreService): Effect.Effect<EngineCheckpoint | undefined, StorageError> =>
+  Effect.gen(function* () {
+    const stored = yield* store.getSnapshot(Streams.checkpoint, CHECKPOINT_KEY)
+    if (Option.isNone(stored)) return undefined
+    const decoded = decodeCheckpoint(stored.value)
+    if (Either.isLeft(decoded)) {
+      yield* Effect.logWarning(`the engine checkpoint is not used (${decoded.left}): the journals are replayed whole`)
+      return undefined
+    }
+    for (const [stream, seq] of decoded.right.heads) {
+      if ((yield* store.lastSeq(stream)) < seq) {
+        yield* Effect.logWarning(`the engine checkpoint is not used (stream ${stream} ends before its head ${seq}): the journals are replayed whole`)
+        return undefined
+      }
+    }
+    return decoded.right
+  })
+
+/** Every stream's entries after `heads` (all of a stream not named), streams in code point order, as `readAll` gives them. */
+const readAfter = (store: EventStoreService, heads: ReadonlyMap<string, number>) =>
+  Effect.gen(function* () {
+    const out = new Map<string, ReadonlyArray<JournalEntry>>()
+    for (const stream of yield* store.streams()) {
+      out.set(stream, yield* readPages((from, limit) => store.readStream(stream, from, limit), (heads.get(stream) ?? 0) + 1))
+    }
+    return out
   })
 
 /** The sequencers' snapshots of a network. */

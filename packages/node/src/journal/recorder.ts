@@ -60,6 +60,11 @@ export class JournalRecorder {
     return this.ordinal
   }
 
+  /** Each stream's last seq, the entries collected and not drained yet included. */
+  headsNow(): ReadonlyMap<string, number> {
+    return new Map(this.heads)
+  }
+
   /** The batch collected so far (undefined when there is nothing to write). */
   drain(): WriteBatch | undefined {
     if (!this.pending) return undefined

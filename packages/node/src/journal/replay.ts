@@ -20,6 +20,7 @@ import {
   type SubmissionDeadline
 } from "@sandnet/engine"
 import type { JournalEntry } from "@sandnet/store"
+import { restoreEngineCheckpoint, type EngineCheckpoint } from "../checkpoint/engine-checkpoint.ts"
 import { Effect, Either, Layer } from "effect"
 import { JournalReplayFailed } from "./errors.ts"
 import { decodeBinary, type LedgerEvent } from "./ledger-events.ts"
@@ -53,7 +54,8 @@ interface Replay {
 }
 
 /**
- * Replays stored journals into a freshly built network (no genesis): participants' events, scan
+ * Replays stored journals into a freshly built network (no genesis), from the engine checkpoint
+ * they follow when there is one: participants' events, scan
  * verdicts and commits (in the order they happened), a legacy store's `ledger` stream, then the
  * sequencers' state. Listeners other than the scans are not called: automations and
  * wallets are built afterwards, from the rebuilt ledger state, and nothing is sent.
@@ -62,7 +64,8 @@ export const replayJournals = (
   network: CoinNetwork,
   entries: ReadonlyArray<JournalEntry>,
   sequencers: ReadonlyMap<string, SequencerSnapshot>,
-  now: Micros
+  now: Micros,
+  checkpoint?: EngineCheckpoint
 ): Either.Either<ReplayResult, JournalReplayFailed> => {
   const replay: Replay = {
     network,
@@ -73,6 +76,7 @@ export const replayJournals = (
   }
   let replayed = 0
   try {
+    if (checkpoint !== undefined) restoreFromCheckpoint(replay, checkpoint)
     restoreExternalParties(replay, entries)
     for (const entry of entries) {
       const failed = replayEntry(replay, entry)
@@ -85,6 +89,15 @@ export const replayJournals = (
   }
   restoreSequencers(network, sequencers)
   return Either.right({ wallets: replay.wallets, timers: deadlineTimers(replay.inFlight, now), replayed })
+}
+
+/** The checkpoint the entries follow, into the network; its commands in flight are followed as the replayed ones are. */
+const restoreFromCheckpoint = (replay: Replay, checkpoint: EngineCheckpoint): void => {
+  restoreEngineCheckpoint(replay.network, checkpoint)
+  for (const [stream, node] of replay.participants) {
+    const logic = node.participant.logic
+    for (const s of logic.submissions.values()) replay.inFlight.set(`${stream}|${s.commandKey}`, { uid: logic.uid, messageId: s.messageId, maxSequencingTime: s.maxSequencingTime })
+  }
 }
 
 /**

@@ -15,7 +15,8 @@
  * Key-value area (snapshots): `runtime` (network config, time offset, last engine time),
  * `sequencer/<synchronizer>` (last timestamp and traffic of every member, one upsert per write
  * batch that changed it), `derived/<...>` (the derived indexes: ACS per participant, scan and
- * wallet digests, checked by `sandnet rebuild`), `index/...` (the stored ACS and scan indexes).
+ * wallet digests, checked by `sandnet rebuild`), `index/...` (the stored ACS and scan indexes),
+ * `checkpoint` (the engine checkpoint a restart starts from, checkpoint/stored.ts).
  */
 export const Streams = {
   participant: (name: string) => `participant/${name}`,
@@ -26,6 +27,8 @@ export const Streams = {
   admin: "admin",
   runtime: "runtime",
   derived: "derived",
+  /** Key-value only: the engine checkpoint (checkpoint/stored.ts), key `engine`. */
+  checkpoint: "checkpoint",
   /** Key-value only: a node's active contracts, key = contract id, body = the ActiveContract. */
   acsIndex: (node: string) => `index/acs/${node}`,
   /** Key-value only: the updates a super validator's scan serves, key = update id (ScanIndexRow). */

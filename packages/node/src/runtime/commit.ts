@@ -1,11 +1,13 @@
 /**
  * The commit pipeline: at the end of each engine operation, under the lock, what the operation
  * changed is journaled and enqueued as one batch (the committer merges the batches queued while a
- * write is in flight); the messages for other processes of a cluster go out once it is committed.
+ * write is in flight), now and then with the engine checkpoint (checkpoint/record.ts); the
+ * messages for other processes of a cluster go out once it is committed.
  */
 import { Deferred, Effect, Ref } from "effect"
 import type { ClusterOutbound } from "../cluster/outbound.ts"
 import { INBOX_KEY } from "../cluster/link.ts"
+import { CHECKPOINT_EVERY, CheckpointSchedule, recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { JournalCommitFailed } from "../journal/errors.ts"
@@ -38,6 +40,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
   const { storage, captures, offset } = ctx
   let lastCommit: Commit
   let batches = 0
+  const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, ctx.options.checkpointEvery ?? CHECKPOINT_EVERY)
 
   const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
     Effect.gen(function* () {
@@ -49,6 +52,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       if (!storage.engine.pending) return lastCommit
       if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
+      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine)) recordEngineCheckpoint(storage, engine)
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })
@@ -62,6 +66,9 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       }),
     lastCommit: Effect.sync(() => lastCommit),
     lastCommitNow: () => lastCommit,
-    forgetLastCommit: Effect.sync(() => void (lastCommit = undefined))
+    forgetLastCommit: Effect.sync(() => {
+      lastCommit = undefined
+      schedule.restart(storage?.engine.lastOrdinal ?? 0)
+    })
   }
 }

@@ -21,7 +21,7 @@ export type EngineSource = { readonly _tag: "Genesis" } | { readonly _tag: "Repl
 
 /** Replay of `journals` when they hold anything, else genesis. */
 export const sourceOf = (journals: StoredJournals | undefined): EngineSource =>
-  journals !== undefined && journals.entries.length > 0 ? { _tag: "Replay", journals } : { _tag: "Genesis" }
+  journals !== undefined && (journals.entries.length > 0 || journals.checkpoint !== undefined) ? { _tag: "Replay", journals } : { _tag: "Genesis" }
 
 export interface Built {
   readonly engine: EngineInstance
@@ -43,7 +43,7 @@ export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineS
     const dsoAutomations: Array<DsoAutomation> = []
     const instance: EngineInstance = { ...base, wallets, dsoAutomations, cluster }
     if (started.capture !== undefined) ctx.captures.set(instance, started.capture)
-    const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals)
+    const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals, started.walletCheckpoints)
     // One process, one network: genesis is done by now. In a cluster the runtime finishes the
     // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts).
     if (cluster === undefined) yield* Effect.ensuring(finish, Effect.sync(release))

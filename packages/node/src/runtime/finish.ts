@@ -3,7 +3,7 @@
  * genesis is there (at once in one process; in a cluster once genesis arrived).
  */
 import { invariant } from "@sandnet/core"
-import { dsoReference, makeWallet, makeWalletApi, startDsoAutomation, type DsoAutomation, type WalletApi, type WalletEvent } from "@sandnet/engine"
+import { dsoReference, makeWallet, makeWalletApi, startDsoAutomation, type DsoAutomation, type WalletApi, type WalletCheckpoint, type WalletEvent } from "@sandnet/engine"
 import { Effect } from "effect"
 import { walletSinkOf } from "../journal/capture.ts"
 import type { RuntimeContext } from "./context.ts"
@@ -14,7 +14,8 @@ export const finishEngine = (
   ctx: RuntimeContext,
   instance: EngineInstance,
   started: { readonly wallets: Array<WalletApi>; readonly dsoAutomations: Array<DsoAutomation> },
-  walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>>
+  walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>>,
+  walletCheckpoints: ReadonlyMap<string, WalletCheckpoint>
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     const { options, storage } = ctx
@@ -22,8 +23,10 @@ export const finishEngine = (
     invariant(dsoReference(network, clock.now) !== undefined, "the genesis transaction must be committed at start")
     if (options.wallets === true) {
       for (const v of network.validators.filter((v) => cluster === undefined || cluster.isLocalNode(v.name))) {
+        const checkpoint = walletCheckpoints.get(v.name)
         const { node, automation } = yield* provide(makeWallet(network, v, {
           journal: walletJournals.get(v.name) ?? [],
+          ...(checkpoint === undefined ? {} : { checkpoint }),
           automation: options.automation === true,
           ...(options.walletConfig === undefined ? {} : { config: options.walletConfig })
         }))

@@ -67,6 +67,7 @@ const replaceEngineStreams = (
       streams.add(Streams.scanIndex(node.name))
     }
     streams.add(Streams.derived)
+    streams.add(Streams.checkpoint)
     for (const stream of streams) if (isEngineStream(stream) && stream !== Streams.runtime) yield* Effect.orDie(store.resetStream(stream))
     if (entries.length > 0 || snapshots.length > 0) {
       for (let i = 0; i < entries.length; i += 2000) yield* Effect.orDie(store.append(entries.slice(i, i + 2000)))

@@ -27,7 +27,8 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const ctx = yield* makeRuntimeContext(options)
     const { storage, exclusive, engineTime } = ctx
     const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
-    const source = sourceOf(storage === undefined ? undefined : { ...storage.initial, entries: storage.takeInitialEntries() })
+    const checkpoint = storage?.takeInitialCheckpoint()
+    const source = sourceOf(storage === undefined ? undefined : { ...storage.initial, entries: storage.takeInitialEntries(), ...(checkpoint === undefined ? {} : { checkpoint }) })
     const first = yield* createEngine(ctx, yield* engineTime(undefined), source)
     const current = yield* Ref.make(first.engine)
     ctx.followEngine(current)

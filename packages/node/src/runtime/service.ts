@@ -76,6 +76,8 @@ export interface NodeRuntimeOptions {
   readonly historySpillDir?: string | undefined
   /** How much history stays as objects (default `SERVING_ARCHIVE_LIMITS`; tests archive sooner). */
   readonly historyLimits?: Omit<ArchivedLogLimits, "keeper"> | undefined
+  /** Journal entries between two engine checkpoints (default `CHECKPOINT_EVERY`; checkpoint/record.ts). */
+  readonly checkpointEvery?: number | undefined
 }
 
 /** One engine instance; `reset` replaces it with a fresh one. */

@@ -1,8 +1,10 @@
 /**
  * A clean shutdown: the ticker stops, and what the engine changed since the last batch goes to
- * the store with the derived indexes, so that `sandnet rebuild` can check them.
+ * the store with the derived indexes, so that `sandnet rebuild` can check them, and the engine
+ * checkpoint, so that the next start replays nothing.
  */
 import { Deferred, Effect, Fiber, Ref } from "effect"
+import { recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { RuntimeContext } from "./context.ts"
@@ -16,13 +18,14 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
     yield* Fiber.interrupt(fibers.archiver)
     if (fibers.waker !== undefined) yield* Fiber.interrupt(fibers.waker)
     if (storage === undefined) return
-    // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them.
+    // Derived indexes at a clean shutdown, so that `sandnet rebuild` can check them; the checkpoint, so that the next start replays nothing.
     yield* ctx.exclusive(
       Effect.gen(function* () {
         const engine = yield* Ref.get(current)
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
         recordDerivedIndexes(storage, engine.network)
+        if (writesCheckpoints(storage, engine)) recordEngineCheckpoint(storage, engine)
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })
     )

@@ -6,8 +6,10 @@ import {
   authorizeGenesisParties,
   Network,
   submitGenesis,
+  type WalletCheckpoint,
   type WalletEvent
 } from "@sandnet/engine"
+import { walletCheckpoints } from "../checkpoint/engine-checkpoint.ts"
 import { Effect, Either } from "effect"
 import type { ClusterLink } from "../cluster/link.ts"
 import { alignIndexRows, markIndexRowsFollow } from "../indexes/rows-marker.ts"
@@ -21,8 +23,10 @@ import type { EngineBase } from "./engine-base.ts"
 
 export interface Started {
   readonly capture: CaptureState | undefined
-  /** The wallets' journals by validator (none at genesis), for the wallets built after the ledger state. */
+  /** The wallets' journals by validator (none at genesis), for the wallets built after the ledger state (after their checkpoints, with one). */
   readonly walletJournals: ReadonlyMap<string, ReadonlyArray<WalletEvent>>
+  /** The wallets' checkpoints by validator, when the engine started from one. */
+  readonly walletCheckpoints: ReadonlyMap<string, WalletCheckpoint>
 }
 
 /** Whether a node's actors run in this process (all of them unless the network is spread over processes). */
@@ -50,10 +54,10 @@ export const startFromGenesis = (ctx: RuntimeContext, base: EngineBase, cluster:
       authorizeGenesisParties(network, clock.now, (node) => cluster.isLocalNode(node.name))
     }
     yield* base.driver.runUntil(clock.now)
-    return { capture, walletJournals: new Map() }
+    return { capture, walletJournals: new Map(), walletCheckpoints: new Map() }
   })
 
-/** A stored network: its journals replayed, the deadlines of commands in flight armed again. */
+/** A stored network: its checkpoint restored and its journals after it replayed (or the journals whole), the deadlines of commands in flight armed again. */
 export const startFromJournals = (
   ctx: RuntimeContext,
   base: EngineBase,
@@ -64,7 +68,7 @@ export const startFromJournals = (
     const { storage } = ctx
     const { network, clock, provide } = base
     const sequencers = storage === undefined ? new Map<string, SequencerSnapshot>() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
-    const replayed = replayJournals(network, journals.entries, sequencers, clock.now)
+    const replayed = replayJournals(network, journals.entries, sequencers, clock.now, journals.checkpoint)
     if (Either.isLeft(replayed)) return yield* replayed.left
     let capture: CaptureState | undefined
     // what replay restored is stored already: follow the state from here
@@ -74,5 +78,5 @@ export const startFromJournals = (
       if (storage.keepsIndexes) yield* alignIndexRows(storage.store, storage.engine, network, hostedHere(cluster))
     }
     yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
-    return { capture, walletJournals: replayed.right.wallets }
+    return { capture, walletJournals: replayed.right.wallets, walletCheckpoints: walletCheckpoints(journals.checkpoint) }
   })

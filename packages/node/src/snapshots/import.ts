@@ -16,6 +16,7 @@ export const importNetwork = (store: EventStoreService, snapshot: NetworkSnapsho
     const streams = new Set((yield* store.streams()).filter((s) => isEngineStream(s) && s !== SNAPSHOT_STREAM))
     for (const s of snapshot.snapshots) streams.add(s.stream)
     streams.add(Streams.derived)
+    streams.add(Streams.checkpoint)
     for (const stream of streams) yield* store.resetStream(stream)
     for (let i = 0; i < snapshot.entries.length; i += 2000) yield* store.append(snapshot.entries.slice(i, i + 2000))
     // time never goes back: the store's clock (offset, last engine time) stays when it has one

@@ -1,0 +1,51 @@
+/**
+ * The engine checkpoint in the store: one key-value row (`checkpoint/engine`) whose body names
+ * what it covers (ordinal, heads) and holds the document as V8's serialization (`node:v8`: Maps,
+ * typed arrays and the segments' bytes as they are, where JSON would need a pass over every value
+ * to encode them) compressed with Brotli at quality 1 (as the history's segments), in base64.
+ *
+ * V8's format is versioned and reads older versions; a body that does not decode (another
+ * Sandnet's document, a truncated row) is ignored with a warning: the journals are replayed whole.
+ */
+import * as v8 from "node:v8"
+import * as zlib from "node:zlib"
+import { Either } from "effect"
+import { ENGINE_CHECKPOINT_VERSION, type EngineCheckpoint } from "./engine-checkpoint.ts"
+
+export const CHECKPOINT_KEY = "engine"
+
+const ENCODING = "v8+brotli1+base64"
+
+/** The stored row's body. */
+export interface StoredCheckpoint {
+  readonly version: number
+  readonly encoding: string
+  readonly ordinal: number
+  readonly heads: ReadonlyArray<readonly [string, number]>
+  readonly bytes: string
+}
+
+const BROTLI_FAST: zlib.BrotliOptions = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
+
+export const encodeCheckpoint = (checkpoint: EngineCheckpoint): StoredCheckpoint => ({
+  version: checkpoint.version,
+  encoding: ENCODING,
+  ordinal: checkpoint.ordinal,
+  heads: checkpoint.heads,
+  bytes: zlib.brotliCompressSync(v8.serialize(checkpoint), BROTLI_FAST).toString("base64")
+})
+
+/** The document of a stored body, or why it cannot be used. */
+export const decodeCheckpoint = (body: unknown): Either.Either<EngineCheckpoint, string> => {
+  if (typeof body !== "object" || body === null) return Either.left("the stored checkpoint is not an object")
+  const stored = body as Partial<StoredCheckpoint>
+  if (stored.version !== ENGINE_CHECKPOINT_VERSION) return Either.left(`a checkpoint of version ${String(stored.version)} (this node reads ${ENGINE_CHECKPOINT_VERSION})`)
+  if (stored.encoding !== ENCODING || typeof stored.bytes !== "string") return Either.left(`a checkpoint encoded as ${String(stored.encoding)}`)
+  try {
+    const checkpoint = v8.deserialize(zlib.brotliDecompressSync(Buffer.from(stored.bytes, "base64"))) as EngineCheckpoint
+    if (checkpoint.version !== ENGINE_CHECKPOINT_VERSION || checkpoint.ordinal !== stored.ordinal) return Either.left("the checkpoint's document does not match its row")
+    return Either.right(checkpoint)
+  } catch (error) {
+    return Either.left(`the checkpoint does not decode: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * A restart after kill -9 from the engine checkpoint: the node restores the checkpoint, replays
+ * only the entries written after it, and answers and goes on as a node that replays its journals
+ * whole (the same store, `fromCheckpoint: false`): wallet reads, every history log, the derived
+ * indexes (ACS and scan digests), a new offer accepted on both.
+ */
+import { SIMULATION_EPOCH } from "@sandnet/core"
+import { historyLogsOf, type WalletState } from "@sandnet/engine"
+import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
+import { Effect, Either, Option } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Node from "../src/index.ts"
+import { crashCopy, startOnBacking } from "./memory-node.ts"
+
+const SMALL_HISTORY = { hotEntries: 4, segmentEntries: 3, deferUpTo: 6 }
+
+const startRuntime = (backing: MemoryBacking, fromCheckpoint = true) =>
+  startOnBacking(backing, { wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, historyLimits: SMALL_HISTORY, checkpointEvery: 60 }, { fromCheckpoint })
+
+type Started = Awaited<ReturnType<typeof startRuntime>>
+
+const initialOf = (node: Started) => Option.getOrThrow(node.runtime.storage).initial
+
+const wallet = <A, E>(runtime: Node.NodeRuntimeService, f: (w: Node.EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
+  Effect.runPromise(Effect.either(runtime.run((engine) => f(engine.wallets[0]!))))
+
+const offer = (receiver: string, i: number) => ({ receiver_party_id: receiver, amount: "1.0", description: `offer ${i}`, expires_at: SIMULATION_EPOCH + 3_600_000_000, tracking_id: `t${i}` })
+
+/** The wallet's journaled state, as what its records and indexes hold (not where its logs' segments end). */
+const walletStateOf = (state: WalletState) => ({
+  // sorted: a start onboards the validator's own user after the replayed ones when the journal does
+  // not hold it (it never does: it is not journaled), where a checkpoint keeps the live node's order
+  users: [...state.users].sort(([a], [b]) => a.localeCompare(b)),
+  books: [state.tracking, state.offers, state.instructions, state.buyTraffic].map((book) => [...book.records()]),
+  indexes: [state.trackingByCommand, state.offerByContract, state.instructionByContract, state.buyTrafficByContract].map((index) => [...index]),
+  delegations: [[...state.mergeDelegations], [...state.mintingDelegations]],
+  lastTopup: [...state.lastTopup]
+})
+
+/** What users read and what the engine holds, as data. */
+const stateOf = async (node: Started) => {
+  const { runtime } = node
+  const engine = await Effect.runPromise(runtime.engine)
+  const users = ["alice", "bob"]
+  return {
+    reads: await Promise.all(
+      users.map(async (user) => ({
+        transactions: await wallet(runtime, (w) => w.listTransactions(user, { page_size: 500 })),
+        offers: await wallet(runtime, (w) => w.listTransferOffers(user)),
+        accepted: await wallet(runtime, (w) => w.listAcceptedTransferOffers(user)),
+        balance: await wallet(runtime, (w) => w.getBalance(user)),
+        statuses: await Promise.all([0, 5, 13, 29].map((i) => wallet(runtime, (w) => w.getTransferOfferStatus("alice", `t${i}`))))
+      }))
+    ),
+    history: await Effect.runPromise(runtime.read((e) => Effect.sync(() => historyLogsOf(e.network).map((log) => JSON.stringify([...log]))))),
+    derived: { ...Node.derivedIndexes(engine.network, 0) },
+    walletHistory: [...engine.wallets[0]!.node.historyOffsets],
+    walletState: walletStateOf(engine.wallets[0]!.node.state),
+    ledgerEnds: [...engine.network.superValidators, ...engine.network.validators].map((n) => n.participant.logic.ledgerEnd)
+  }
+}
+
+/** A node with two users, offers between them (some accepted, some withdrawn), checkpoints written along the way. */
+const workload = async (node: Started) => {
+  const { runtime } = node
+  expect((await wallet(runtime, (w) => w.onboardUser({ name: "alice" })))._tag).toBe("Right")
+  const bob = await wallet(runtime, (w) => w.onboardUser({ name: "bob" }))
+  const bobParty = bob._tag === "Right" ? bob.right.party_id : ""
+  expect((await wallet(runtime, (w) => w.tap("alice", { amount: "100.0" })))._tag).toBe("Right")
+  const open: Array<string> = []
+  for (let i = 0; i < 30; i++) {
+    const created = await wallet(runtime, (w) => w.createTransferOffer("alice", offer(bobParty, i)))
+    expect(created._tag).toBe("Right")
+    const contractId = created._tag === "Right" ? created.right.offer_contract_id : ""
+    if (i % 4 === 1) expect(await wallet(runtime, (w) => w.acceptTransferOffer("bob", contractId))).toMatchObject({ _tag: "Right" })
+    if (i % 7 === 3 && i % 4 !== 1) expect(await wallet(runtime, (w) => w.withdrawTransferOffer("alice", contractId))).toMatchObject({ _tag: "Right" })
+    if (i % 4 !== 1 && i % 7 !== 3) open.push(contractId)
+  }
+  // a transfer after the last checkpoint (every 60 entries): a history item the restart indexes from the log
+  expect((await wallet(runtime, (w) => w.tap("bob", { amount: "7.0" })))._tag).toBe("Right")
+  await Effect.runPromise(runtime.flush)
+  return { bobParty, open }
+}
+
+describe("a restart from the engine checkpoint", () => {
+  it("replays only what followed the checkpoint and is the node a whole replay builds", async () => {
+    const backing = makeMemoryBacking()
+    const first = await startRuntime(backing)
+    const { bobParty, open } = await workload(first)
+    const killed = await crashCopy(first.store, backing)
+    const total = (await Effect.runPromise(first.store.readAll())).get("wallet/validator1")?.length ?? 0
+    expect(total).toBeGreaterThan(30)
+    await first.close()
+
+    const fromCheckpoint = await startRuntime(killed)
+    const whole = await startRuntime(await crashCopy(fromCheckpoint.store, killed), false)
+    try {
+      const initial = initialOf(fromCheckpoint)
+      expect(initial.checkpointOrdinal).toBeGreaterThan(0)
+      expect(initial.replayCount).toBeGreaterThan(0)
+      expect(initial.replayCount).toBeLessThan(initial.entryCount)
+      const wholeInitial = initialOf(whole)
+      expect(wholeInitial.checkpointOrdinal).toBeUndefined()
+      expect(wholeInitial.replayCount).toBe(initial.entryCount)
+
+      const expected = await stateOf(whole)
+      expect(expected.reads[1]!.accepted._tag).toBe("Right")
+      expect(await stateOf(fromCheckpoint)).toEqual(expected)
+      // both go on alike: an offer made before the checkpoint accepted, one withdrawn, a new one, a used tracking id refused
+      for (const node of [fromCheckpoint, whole]) {
+        expect(await wallet(node.runtime, (w) => w.acceptTransferOffer("bob", open[0]!))).toMatchObject({ _tag: "Right" })
+        expect(await wallet(node.runtime, (w) => w.withdrawTransferOffer("alice", open[1]!))).toMatchObject({ _tag: "Right" })
+        expect((await wallet(node.runtime, (w) => w.createTransferOffer("alice", offer(bobParty, 30))))._tag).toBe("Right")
+        expect((await wallet(node.runtime, (w) => w.createTransferOffer("alice", offer(bobParty, 5))))._tag).toBe("Left")
+      }
+      expect(await stateOf(fromCheckpoint)).toEqual(await stateOf(whole))
+    } finally {
+      await fromCheckpoint.close()
+      await whole.close()
+    }
+  }, 120_000)
+
+  it("a clean shutdown leaves a checkpoint of everything: the next start replays nothing", async () => {
+    const backing = makeMemoryBacking()
+    const first = await startRuntime(backing)
+    await workload(first)
+    await first.close()
+    const second = await startRuntime(backing)
+    try {
+      const initial = initialOf(second)
+      expect(initial.replayCount).toBe(0)
+      expect(initial.checkpointOrdinal).toBe(initial.entryCount)
+      expect((await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t13")))._tag).toBe("Right")
+    } finally {
+      await second.close()
+    }
+  }, 120_000)
+
+  it("a checkpoint that does not decode, or is stale, is ignored: the journals are replayed whole", async () => {
+    const backing = makeMemoryBacking()
+    const first = await startRuntime(backing)
+    await workload(first)
+    await first.close()
+    const rows = backing.snapshots.get("checkpoint")!
+    const stored = JSON.parse(rows.get("engine")!) as { bytes: string; heads: Array<[string, number]> }
+    rows.set("engine", JSON.stringify({ ...stored, bytes: stored.bytes.slice(0, 100) }))
+    const second = await startRuntime(backing)
+    const initial = initialOf(second)
+    expect(initial.checkpointOrdinal).toBeUndefined()
+    expect((await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t13")))._tag).toBe("Right")
+    await second.close()
+  }, 120_000)
+
+  it("arms the deadline of a command in flight at the checkpoint, as a whole replay does", async () => {
+    const backing = makeMemoryBacking()
+    const first = await startRuntime(backing)
+    await workload(first)
+    const streams = await Effect.runPromise(first.store.readAll())
+    const config = (await Effect.runPromise(first.runtime.engine)).network.config
+    await first.close()
+    const entries = [...streams].filter(([stream]) => stream !== "admin").flatMap(([, list]) => list).sort((a, b) => (a.body as { n: number }).n - (b.body as { n: number }).n)
+    // the journal as a kill right after a submission leaves it: up to the last command submitted
+    const cut = entries.map((e) => e.kind).lastIndexOf("CommandSubmitted") + 1
+    expect(cut).toBeGreaterThan(0)
+    const prefix = entries.slice(0, cut)
+    const fresh = () => Effect.runPromise(Node.replayNetwork(config, SIMULATION_EPOCH))
+    const whole = await fresh()
+    const replayedWhole = Either.getOrThrow(whole.replay(prefix))
+    const checkpoint = structuredClone(Node.engineCheckpointOf(whole.network, [], new Map(), cut))
+    const restored = await fresh()
+    const replayedFromCheckpoint = Either.getOrThrow(Node.replayJournals(restored.network, [], new Map(), SIMULATION_EPOCH, checkpoint))
+    expect(replayedWhole.timers.length).toBe(1)
+    expect(replayedFromCheckpoint.timers).toEqual(replayedWhole.timers)
+  }, 120_000)
+})
