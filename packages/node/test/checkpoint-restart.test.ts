@@ -10,6 +10,7 @@ import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
 import { Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Node from "../src/index.ts"
+import { decodeCheckpoint, encodeCheckpoint, type StoredCheckpoint } from "../src/checkpoint/stored.ts"
 import { crashCopy, startOnBacking } from "./memory-node.ts"
 
 const SMALL_HISTORY = { hotEntries: 4, segmentEntries: 3, deferUpTo: 6 }
@@ -82,6 +83,15 @@ const workload = async (node: Started) => {
   return { bobParty, open }
 }
 
+/** A store after the workload and a clean shutdown (which writes a checkpoint of everything). */
+const afterCleanShutdown = async (): Promise<MemoryBacking> => {
+  const backing = makeMemoryBacking()
+  const first = await startRuntime(backing)
+  await workload(first)
+  await first.close()
+  return backing
+}
+
 describe("a restart from the engine checkpoint", () => {
   it("replays only what followed the checkpoint and is the node a whole replay builds", async () => {
     const backing = makeMemoryBacking()
@@ -121,11 +131,7 @@ describe("a restart from the engine checkpoint", () => {
   }, 120_000)
 
   it("a clean shutdown leaves a checkpoint of everything: the next start replays nothing", async () => {
-    const backing = makeMemoryBacking()
-    const first = await startRuntime(backing)
-    await workload(first)
-    await first.close()
-    const second = await startRuntime(backing)
+    const second = await startRuntime(await afterCleanShutdown())
     try {
       const initial = initialOf(second)
       expect(initial.replayCount).toBe(0)
@@ -137,18 +143,28 @@ describe("a restart from the engine checkpoint", () => {
   }, 120_000)
 
   it("a checkpoint that does not decode, or is stale, is ignored: the journals are replayed whole", async () => {
-    const backing = makeMemoryBacking()
-    const first = await startRuntime(backing)
-    await workload(first)
-    await first.close()
-    const rows = backing.snapshots.get("checkpoint")!
-    const stored = JSON.parse(rows.get("engine")!) as { bytes: string; heads: Array<[string, number]> }
-    rows.set("engine", JSON.stringify({ ...stored, bytes: stored.bytes.slice(0, 100) }))
-    const second = await startRuntime(backing)
-    const initial = initialOf(second)
-    expect(initial.checkpointOrdinal).toBeUndefined()
-    expect((await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t13")))._tag).toBe("Right")
-    await second.close()
+    const corruptions: ReadonlyArray<(stored: StoredCheckpoint) => StoredCheckpoint> = [
+      (stored) => ({ ...stored, bytes: stored.bytes.slice(0, 100) }),
+      // a stream shorter than the checkpoint's head: it was reset since
+      (stored) => {
+        const checkpoint = Either.getOrThrow(decodeCheckpoint(stored))
+        return encodeCheckpoint({ ...checkpoint, heads: checkpoint.heads.map(([stream, seq]) => [stream, stream.startsWith("wallet/") ? seq + 1000 : seq] as const) }).stored
+      }
+    ]
+    for (const corrupt of corruptions) {
+      const backing = await afterCleanShutdown()
+      const rows = backing.snapshots.get("checkpoint")!
+      rows.set("engine", JSON.stringify(corrupt(JSON.parse(rows.get("engine")!) as StoredCheckpoint)))
+      const second = await startRuntime(backing)
+      try {
+        const initial = initialOf(second)
+        expect(initial.checkpointOrdinal).toBeUndefined()
+        expect(initial.replayCount).toBe(initial.entryCount)
+        expect(await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t0"))).toMatchObject({ _tag: "Right", right: { status: "created" } })
+      } finally {
+        await second.close()
+      }
+    }
   }, 120_000)
 
   it("arms the deadline of a command in flight at the checkpoint, as a whole replay does", async () => {

@@ -25,7 +25,6 @@ export {
   StoreConfigError
 } from "./errors.ts"
 export { makeMemoryBacking, type MemoryBacking } from "./memory.ts"
-export { PAGE, readPages } from "./pages.ts"
 export { writeNowOf, type WriteNow } from "./sync-write.ts"
 export {
   DEFAULT_SCHEMA,

@@ -30,33 +30,53 @@ type Loaded = Extract<MirrorContents, { readonly _tag: "Loaded" }>
 
 const matches = (contents: Loaded, heads: ReadonlyMap<string, number>, backend: MirrorReadBackend) =>
   Effect.gen(function*() {
-    for (const [stream, entries] of contents.streams) {
-      if ((heads.get(stream) ?? 0) < entries.length) return false
+    for (const [stream, lines] of contents.streams) {
+      if ((heads.get(stream) ?? 0) < lines.length) return false
     }
-    const texts = yield* backend.bodyTexts([...contents.streams].map(([stream, entries]) => ({ stream, seq: entries.length })))
+    const texts = yield* backend.bodyTexts([...contents.streams].map(([stream, lines]) => ({ stream, seq: lines.length })))
     for (const [stream, text] of contents.lastBodies) if (texts.get(stream) !== text) return false
     return true
   })
 
 const decoded = (e: EncodedEntry): JournalEntry => ({ stream: e.stream, seq: e.seq, kind: e.kind, body: JSON.parse(e.json) })
 
-/** Every stream's entries (streams in code point order), the mirror brought in line with the database. */
-export const readAllMirrored = (mirror: JournalMirror, backend: MirrorReadBackend) =>
+/** The mirrored entries of each stream after `after` (all without it); undefined when a body is not JSON (the file is unusable). */
+const mirroredAfter = (contents: Loaded, after: ReadonlyMap<string, number> | undefined): Map<string, Array<JournalEntry>> | undefined => {
+  const out = new Map<string, Array<JournalEntry>>()
+  try {
+    for (const [stream, lines] of contents.streams) out.set(stream, lines.entriesFrom((after?.get(stream) ?? 0) + 1))
+  } catch {
+    return undefined
+  }
+  return out
+}
+
+/**
+ * Every stream's entries (streams in code point order), or with `after` only those after its
+ * seq for each stream it names, the mirror brought in line with the database either way.
+ */
+export const readAllMirrored = (mirror: JournalMirror, backend: MirrorReadBackend, after?: ReadonlyMap<string, number>) =>
   Effect.gen(function*() {
     const wasSynced = mirror.synced()
     const contents = mirror.takeContents()
     const heads = yield* backend.heads
     const loaded = contents._tag === "Loaded" && (yield* matches(contents, heads, backend)) ? contents : undefined
+    const mirrored = loaded === undefined ? undefined : mirroredAfter(loaded, after)
+    const usable = mirrored === undefined ? undefined : loaded
     const out = new Map<string, ReadonlyArray<JournalEntry>>()
     const fromDatabase: Array<EncodedEntry> = []
     for (const stream of [...heads.keys()].sort(compareCodePoints)) {
-      const mirrored = loaded?.streams.get(stream) ?? []
-      const tail = yield* readPages((from, limit) => backend.readTexts(stream, from, limit), mirrored.length + 1, heads.get(stream)!)
+      const inFile = usable?.streams.get(stream)?.length ?? 0
+      const from = (after?.get(stream) ?? 0) + 1
+      // without a usable file the whole stream is read, to write the file again
+      const tail = yield* readPages((at, limit) => backend.readTexts(stream, at, limit), inFile + 1, heads.get(stream)!)
       for (const e of tail) fromDatabase.push(e)
-      out.set(stream, tail.length === 0 ? mirrored : [...mirrored, ...tail.map(decoded)])
+      const fromTail = tail.filter((e) => e.seq >= from).map(decoded)
+      const fromFile = mirrored?.get(stream) ?? []
+      out.set(stream, fromTail.length === 0 ? fromFile : [...fromFile, ...fromTail])
     }
     // A mirror in line already (a second read while commits are appended) is left as it is.
-    if (loaded !== undefined) mirror.extend(loaded.completeBytes, fromDatabase)
+    if (usable !== undefined) mirror.extend(usable.completeBytes, fromDatabase)
     else if (!wasSynced) mirror.replace(fromDatabase)
     return out as ReadonlyMap<string, ReadonlyArray<JournalEntry>>
   })

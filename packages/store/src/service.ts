@@ -36,10 +36,11 @@ export interface EventStoreService {
   /** Names of the streams that have at least one entry, in code point order. */
   readonly streams: () => Effect.Effect<ReadonlyArray<string>, StorageError>
   /**
-   * Every stream's entries, streams in code point order: what a node reads at its start. The
-   * embedded store reads most of them from its journal mirror (journal-mirror.ts).
+   * Every stream's entries, streams in code point order: what a node reads at its start; with
+   * `after`, only the entries after its seq for each stream it names (a start from an engine
+   * checkpoint). The embedded store reads most of them from its journal mirror (journal-mirror.ts).
    */
-  readonly readAll: () => Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError>
+  readonly readAll: (after?: ReadonlyMap<string, number>) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError>
   /** The last committed seq of `stream`, 0 when it has none. */
   readonly lastSeq: (stream: string) => Effect.Effect<number, StorageError>
   readonly putSnapshot: (
@@ -70,7 +71,7 @@ export interface StoreCore {
   ) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageError>
   readonly streams: Effect.Effect<ReadonlyArray<string>, StorageError>
   /** Optional: a faster way to read everything than `streams` and `readStream` page by page. */
-  readonly readAll?: Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError>
+  readonly readAll?: (after: ReadonlyMap<string, number> | undefined) => Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError>
   readonly lastSeq: (stream: string) => Effect.Effect<number, StorageError>
   readonly getSnapshot: (stream: string, key: string) => Effect.Effect<Option.Option<unknown>, StorageError>
   readonly listSnapshots: (stream: string, prefix: string) => Effect.Effect<ReadonlyArray<SnapshotEntry>, StorageError>
@@ -81,7 +82,7 @@ export interface StoreCore {
  * Every stream read page by page, up to READ_CONCURRENCY streams at once (in the order of
  * `streams`): on a PostgreSQL server one stream's page is parsed while another's is on its way.
  */
-const readEveryStream = (core: StoreCore): Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError> =>
+const readEveryStream = (core: StoreCore, after: ReadonlyMap<string, number> | undefined): Effect.Effect<ReadonlyMap<string, ReadonlyArray<JournalEntry>>, StorageError> =>
   Effect.gen(function*() {
     const streams = yield* core.streams
     const read: Array<ReadonlyArray<JournalEntry>> = []
@@ -90,7 +91,7 @@ const readEveryStream = (core: StoreCore): Effect.Effect<ReadonlyMap<string, Rea
     // connection's life; a stream as a fiber's result stayed on the heap for the node's life.
     yield* Effect.forEach(
       streams,
-      (stream, i) => Effect.map(readPages((from, limit) => core.readStream(stream, from, limit)), (entries) => void (read[i] = entries)),
+      (stream, i) => Effect.map(readPages((from, limit) => core.readStream(stream, from, limit), (after?.get(stream) ?? 0) + 1), (entries) => void (read[i] = entries)),
       { concurrency: READ_CONCURRENCY, discard: true }
     )
     return new Map(streams.map((stream, i) => [stream, read[i]!] as const))
@@ -124,7 +125,7 @@ export const makeService = (core: StoreCore): EventStoreService => {
         limit === undefined ? undefined : Math.max(0, Math.floor(limit))
       ),
     streams: () => core.streams,
-    readAll: () => core.readAll ?? readEveryStream(core),
+    readAll: (after) => core.readAll?.(after) ?? readEveryStream(core, after),
     lastSeq: core.lastSeq,
     putSnapshot: (stream, key, body) => snapshotOnly({ putSnapshots: [{ stream, key, body }] }),
     getSnapshot: core.getSnapshot,

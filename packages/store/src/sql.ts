@@ -169,7 +169,7 @@ export const makeSqlStore = (
     const tables = tablesOf(yield* SqlClient, schema)
     if (mirror !== undefined) yield* Effect.addFinalizer(() => Effect.sync(mirror.close))
     const writer = yield* makeWriter(sqlWriterBackend(tables, mirror), options.maxBatch === undefined ? {} : { maxBatch: options.maxBatch })
-    const readAll = mirror === undefined ? {} : { readAll: readAllMirrored(mirror, mirrorReads(tables)) }
+    const readAll = mirror === undefined ? {} : { readAll: (after: ReadonlyMap<string, number> | undefined) => readAllMirrored(mirror, mirrorReads(tables), after) }
     return makeService({ write: writer.write, reset: writer.reset, ...sqlReads(tables), ...readAll, stats: writer.stats })
   })
 

@@ -1,7 +1,8 @@
 /**
  * The embedded store's journal mirror: whatever happened to the file (a crash in the middle of an
  * append, lines lost, a database replaced under it, a reset), a start reads exactly what the
- * database holds, and leaves the file holding exactly that again.
+ * database holds (or, from an engine checkpoint, what follows its heads), and leaves the file
+ * holding exactly what the database holds again.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql/SqlClient"
@@ -39,22 +40,28 @@ const decoded = (db: Database) =>
 const fileHolds = (file: string) => {
   const contents = readMirror(file)
   if (contents._tag !== "Loaded") return contents._tag
-  return new Map([...contents.streams].sort(([a], [b]) => (a < b ? -1 : 1)))
+  return new Map([...contents.streams].sort(([a], [b]) => (a < b ? -1 : 1)).map(([stream, lines]) => [stream, lines.entriesFrom(1)] as const))
 }
+
+/** Each stream's seq a start from a checkpoint reads after: `fraction` of its length. */
+const headsAt = (db: Database, fraction: number) => new Map([...db].map(([stream, entries]) => [stream, Math.floor(entries.length * fraction)] as const))
+
+const after = (read: ReadonlyMap<string, ReadonlyArray<JournalEntry>>, heads: ReadonlyMap<string, number>) =>
+  new Map([...read].map(([stream, entries]) => [stream, entries.filter((e) => e.seq > (heads.get(stream) ?? 0))] as const))
 
 type Op =
   | { readonly _tag: "Commit"; readonly streams: ReadonlyArray<number>; readonly body: string }
   | { readonly _tag: "CommitFails"; readonly stream: number }
   | { readonly _tag: "CutFile"; readonly at: number }
   | { readonly _tag: "ReplaceDatabase"; readonly stream: number; readonly body: string }
-  | { readonly _tag: "Restart" }
+  | { readonly _tag: "Restart"; readonly fromCheckpoint: number | undefined }
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ _tag: fc.constant("Commit" as const), streams: fc.array(fc.nat(3), { minLength: 1, maxLength: 4 }), body: fc.string({ maxLength: 8 }) }) },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("CommitFails" as const), stream: fc.nat(3) }) },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("CutFile" as const), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
   { weight: 1, arbitrary: fc.record({ _tag: fc.constant("ReplaceDatabase" as const), stream: fc.nat(3), body: fc.string({ maxLength: 8 }) }) },
-  { weight: 2, arbitrary: fc.constant({ _tag: "Restart" as const }) }
+  { weight: 2, arbitrary: fc.record({ _tag: fc.constant("Restart" as const), fromCheckpoint: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }) }) }
 )
 
 const streamName = (i: number) => ["participant/a", "scan/sv1", "wallet/v1", "admin"][i]!
@@ -67,11 +74,13 @@ describe("journal mirror", () => {
         const file = path.join(root, `property-${run++}.jsonl`)
         const db: Database = new Map()
         let mirror = makeJournalMirror(file)
-        const start = () => {
+        // a start reads everything, or (from a checkpoint) what follows each stream's head; the file holds everything after it
+        const start = (fromCheckpoint?: number) => {
           mirror.close()
           mirror = makeJournalMirror(file)
-          const read = Effect.runSync(readAllMirrored(mirror, backendOf(db)))
-          expect(read).toEqual(decoded(db))
+          const heads = fromCheckpoint === undefined ? undefined : headsAt(db, fromCheckpoint)
+          const read = Effect.runSync(readAllMirrored(mirror, backendOf(db), heads))
+          expect(read).toEqual(heads === undefined ? decoded(db) : after(decoded(db), heads))
           expect(fileHolds(file)).toEqual(decoded(db))
         }
         start()
@@ -105,7 +114,7 @@ describe("journal mirror", () => {
             if (list.length === 0) db.delete(stream)
             start()
           } else {
-            start()
+            start(op.fromCheckpoint)
           }
         }
         start()

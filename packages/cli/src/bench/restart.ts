@@ -4,9 +4,11 @@
  * process to its first HTTP answer, with the split its ready message gives (storage: the
  * database's start and reading the journals; engine: replay). Baseline in the same run: the same
  * kill -9 and restart of a node that took no offers (its genesis only), so the difference is what
- * the history costs a restart. Two sizes of history by default, 2,000 offers (issue 13's row) and
- * 20,000 (how a restart grows with it: every journal is replayed), or the list in
- * `SANDNET_BENCH_RESTART_OFFERS` (offers, comma-separated). Both databases: the embedded PGlite
+ * the history costs a restart. Three sizes of history by default: 2,000 open offers (issue 13's
+ * row), 20,000 (live state that grows with the history: every offer stays open) and 20,000 offers
+ * each withdrawn after it was made (history without live state: what an engine checkpoint bounds),
+ * or the list in `SANDNET_BENCH_RESTART_OFFERS` (offers, comma-separated; `w` after a number:
+ * withdrawn). Both databases: the embedded PGlite
  * (`--data-dir`, a new directory per run) and a PostgreSQL server (`--database-url`, a new schema
  * per run, dropped after it): `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test
  * server; its rows are skipped when it cannot be reached.
@@ -25,6 +27,8 @@ import { cpuOf, freePort, stop } from "./startup.ts"
 
 export interface RestartRun {
   readonly offers: number
+  /** Whether each offer was withdrawn right after it was made (history without live state). */
+  readonly withdrawn: boolean
   readonly wallMs: number
   readonly cpuMs: number | undefined
   /** The same for the main thread alone (PGlite runs in a thread of its own). */
@@ -55,21 +59,31 @@ type Target = { readonly kind: "pglite"; readonly dir: string } | { readonly kin
 const targetArgs = (target: Target): ReadonlyArray<string> =>
   target.kind === "pglite" ? ["--data-dir", target.dir] : ["--database-url", target.url, "--schema", target.schema]
 
-/** The sizes of history measured: `SANDNET_BENCH_RESTART_OFFERS` (offers before the kill, comma-separated), default 2,000 and 20,000. */
-const restartSizes = (): ReadonlyArray<number> => {
-  const raw = process.env["SANDNET_BENCH_RESTART_OFFERS"]
-  const sizes = raw === undefined || raw === "" ? [2000, 20000] : raw.split(",").map((size) => Number(size.trim()))
-  if (sizes.some((offers) => !Number.isInteger(offers) || offers < 1)) {
-    throw new Error(`SANDNET_BENCH_RESTART_OFFERS must list whole numbers of offers, comma-separated, got ${JSON.stringify(raw)}`)
+/** A size of history: offers before the kill, each withdrawn right after it was made or left open. */
+export interface RestartSize {
+  readonly offers: number
+  readonly withdrawn: boolean
+}
+
+/**
+ * The sizes of history measured: `SANDNET_BENCH_RESTART_OFFERS` (offers before the kill,
+ * comma-separated; a `w` after a number withdraws each offer right after it is made), default
+ * 2,000 and 20,000 open offers and 20,000 withdrawn.
+ */
+export const restartSizes = (raw: string | undefined = process.env["SANDNET_BENCH_RESTART_OFFERS"]): ReadonlyArray<RestartSize> => {
+  const specs = raw === undefined || raw === "" ? ["2000", "20000", "20000w"] : raw.split(",").map((size) => size.trim())
+  const sizes = specs.map((spec) => ({ offers: Number(spec.endsWith("w") ? spec.slice(0, -1) : spec), withdrawn: spec.endsWith("w") }))
+  if (sizes.some(({ offers }) => !Number.isInteger(offers) || offers < 1)) {
+    throw new Error(`SANDNET_BENCH_RESTART_OFFERS must list whole numbers of offers (a w after one: withdrawn), comma-separated, got ${JSON.stringify(raw)}`)
   }
-  return [...sizes].sort((a, b) => a - b)
+  return [...sizes].sort((a, b) => a.offers - b.offers || Number(a.withdrawn) - Number(b.withdrawn))
 }
 
 /** The baseline and each size of history, one after the other. */
-const measureSizes = async (sizes: ReadonlyArray<number>, restart: (offers: number) => Promise<RestartRun>, database: string): Promise<RestartPair> => {
-  const baseline = await restart(0)
+const measureSizes = async (sizes: ReadonlyArray<RestartSize>, restart: (size: RestartSize) => Promise<RestartRun>, database: string): Promise<RestartPair> => {
+  const baseline = await restart({ offers: 0, withdrawn: false })
   const loaded: Array<RestartRun> = []
-  for (const offers of sizes) loaded.push(await restart(offers))
+  for (const size of sizes) loaded.push(await restart(size))
   return { database, baseline, loaded }
 }
 const CLIENTS = 16
@@ -123,8 +137,8 @@ const kill9 = (child: ChildProcess): Promise<void> =>
     child.kill("SIGKILL")
   })
 
-/** W1 offers from the operator to a new wallet user, CLIENTS at a time; throws if one failed. */
-const offerLoad = async (port: number, count: number): Promise<void> => {
+/** W1 offers from the operator to a new wallet user, CLIENTS at a time, each withdrawn by the operator after it was made when `withdrawn`; throws if one failed. */
+const offerLoad = async (port: number, { offers: count, withdrawn }: RestartSize): Promise<void> => {
   const url = `http://127.0.0.1:${port}`
   const token = devTokenAt({ user: "operator", secret: "unsafe" }, Date.now())
   const post = async (p: string, body: unknown) => {
@@ -140,7 +154,8 @@ const offerLoad = async (port: number, count: number): Promise<void> => {
     Array.from({ length: CLIENTS }, async () => {
       while (next < count) {
         const i = next++
-        await post("/api/validator/v0/wallet/transfer-offers", { receiver_party_id: party_id, amount: "1.0", description: "restart", expires_at: expiresAt, tracking_id: `restart-${i}` })
+        const made = (await post("/api/validator/v0/wallet/transfer-offers", { receiver_party_id: party_id, amount: "1.0", description: "restart", expires_at: expiresAt, tracking_id: `restart-${i}` })) as { offer_contract_id: string }
+        if (withdrawn) await post(`/api/validator/v0/wallet/transfer-offers/${made.offer_contract_id}/withdraw`, {})
       }
     })
   )
@@ -151,19 +166,20 @@ const secondsIn = (text: string, label: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
-/** A node on a new database takes `offers` offers, is killed with SIGKILL and started again. */
-const restartOn = async (bin: string, target: Target, offers: number): Promise<RestartRun> => {
+/** A node on a new database takes `size` offers, is killed with SIGKILL and started again. */
+const restartOn = async (bin: string, target: Target, size: RestartSize): Promise<RestartRun> => {
   const port = await freePort()
   const first = await startNode(bin, target, port)
   await first.ready
-  if (offers > 0) await offerLoad(port, offers)
+  if (size.offers > 0) await offerLoad(port, size)
   await kill9(first.child)
   const second = await startNode(bin, target, port)
   const ready = await second.ready
   await stop(second.child)
-  const replayed = /resumed: ([0-9]+) journal entries/.exec(ready)
+  const replayed = /resumed: (?:from the checkpoint of entry [0-9]+, then )?([0-9]+) journal entries/.exec(ready)
   return {
-    offers,
+    offers: size.offers,
+    withdrawn: size.withdrawn,
     wallMs: second.wallMs,
     cpuMs: second.cpuMs,
     mainThreadCpuMs: second.mainThreadCpuMs,
@@ -174,10 +190,10 @@ const restartOn = async (bin: string, target: Target, offers: number): Promise<R
 }
 
 /** The same on PGlite, in a new data directory removed after it. */
-const restartOnPglite = async (bin: string, offers: number): Promise<RestartRun> => {
+const restartOnPglite = async (bin: string, size: RestartSize): Promise<RestartRun> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-restart-"))
   try {
-    return await restartOn(bin, { kind: "pglite", dir }, offers)
+    return await restartOn(bin, { kind: "pglite", dir }, size)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -188,25 +204,26 @@ const withPostgres = <A>(url: string, use: Effect.Effect<A, unknown, Pg.PgClient
   Effect.runPromise(Effect.scoped(use.pipe(Effect.provide(Pg.layer({ url: Redacted.make(url), maxConnections: 1 })))))
 
 /** The same on PostgreSQL, in a new schema dropped after it. */
-const restartOnPostgres = async (bin: string, url: string, offers: number): Promise<RestartRun> => {
-  const schema = `sandnet_bench_restart_${process.pid}_${offers}`
+const restartOnPostgres = async (bin: string, url: string, size: RestartSize): Promise<RestartRun> => {
+  const schema = `sandnet_bench_restart_${process.pid}_${size.offers}${size.withdrawn ? "w" : ""}`
   try {
-    return await restartOn(bin, { kind: "postgres", url, schema }, offers)
+    return await restartOn(bin, { kind: "postgres", url, schema }, size)
   } finally {
     await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
   }
 }
 
 export const benchRestart = async (): Promise<RestartBench> => {
-  const bin = process.argv[1] ?? "packages/cli/bin/sandnet.js"
+  // SANDNET_BENCH_RESTART_BIN: another build's sandnet, measured by this bench (an A/B of two versions)
+  const bin = process.env["SANDNET_BENCH_RESTART_BIN"] ?? process.argv[1] ?? "packages/cli/bin/sandnet.js"
   const pairs: Array<RestartPair> = []
   const skipped: Array<string> = []
   const sizes = restartSizes()
-  pairs.push(await measureSizes(sizes, (offers) => restartOnPglite(bin, offers), "PGlite"))
+  pairs.push(await measureSizes(sizes, (size) => restartOnPglite(bin, size), "PGlite"))
   const url = postgresUrl()
   const reachable = await withPostgres(url, Effect.asVoid(Pg.PgClient)).then(() => undefined, (error: unknown) => String(error))
   if (reachable !== undefined) skipped.push(`PostgreSQL: ${reachable}`)
-  else pairs.push(await measureSizes(sizes, (offers) => restartOnPostgres(bin, url, offers), "PostgreSQL"))
+  else pairs.push(await measureSizes(sizes, (size) => restartOnPostgres(bin, url, size), "PostgreSQL"))
   return { pairs, skipped }
 }
 
@@ -226,14 +243,15 @@ export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "the thread that loads the program, reads the journals and replays them; PGlite runs in a thread of its own); storage and",
   "engine are the split of its ready message (opening the database and reading the journals; replaying them). Baseline in the same",
   "run: the same kill -9 and restart of a node that took no offers. One run each (compare the CPU column: wall time waits for",
-  "a core on a loaded machine). Issue 13's target: at most 1 s, taken after 2,000 offers; a restart replays every journal (there",
-  "is no checkpoint of the engine's state yet), so it grows with the node's history, as the larger size shows.",
+  "a core on a loaded machine). Issue 13's target: at most 1 s, taken after 2,000 offers. A restart restores the node's last",
+  "engine checkpoint (written every 20,000 journal entries or more, docs/storage.md) and replays the entries after it: it grows",
+  "with the node's live state (open offers) and with what was written since that checkpoint, not with the whole history.",
   "",
   "| database | node killed | journal entries replayed | spawn to first answer | CPU | main thread CPU | storage | engine (replay) |",
   "|---|---|---|---|---|---|---|---|",
   ...r.pairs.flatMap((p) => [
     row(p.database, "baseline: after genesis only", p.baseline),
-    ...p.loaded.map((run) => row(p.database, `after ${run.offers.toLocaleString("en-US")} offers`, run))
+    ...p.loaded.map((run) => row(p.database, `after ${run.offers.toLocaleString("en-US")} offers${run.withdrawn ? ", each withdrawn" : ""}`, run))
   ]),
   ...r.skipped.map((reason) => `\nNot measured: ${reason}`),
   ""

@@ -198,7 +198,20 @@ export class ArchivedLog<T> implements Iterable<T> {
   push(entry: T): void {
     this.hot.push(entry)
     if (this.held || this.hot.length < Math.max(this.limits.hotEntries + this.allowance(), this.tolerated)) return
-    // Past the bound: the oldest segment is archived now, whatever its owner's turns had done of it.
+    this.archiveOldestNow()
+  }
+
+  /**
+   * Archives now, on this thread, every segment due (what the owner's steps would archive over
+   * their next turns), unless the log is held: before an engine checkpoint takes the log's image,
+   * so that the image holds its backlog as compressed bytes, not as objects to serialize and parse.
+   */
+  archiveBacklogNow(): void {
+    while (!this.held && this.due()) this.archiveOldestNow()
+  }
+
+  /** The oldest segment is archived now, whatever its owner's turns had done of it. */
+  private archiveOldestNow(): void {
     const sealing = this.sealing ?? this.beginSealing()
     this.install(sealing, zlib.brotliCompressSync((sealing.written ?? this.finishWriting(sealing)).bytes, SEGMENT_BROTLI))
   }

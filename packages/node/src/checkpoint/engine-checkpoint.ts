@@ -13,6 +13,7 @@
 import { invariant } from "@sandnet/core"
 import {
   checkpointOf,
+  historyLogsOf,
   restoreCheckpoint,
   walletCheckpointOf,
   type CoinNetwork,
@@ -42,13 +43,22 @@ export interface EngineCheckpoint {
   readonly wallets: ReadonlyArray<readonly [string, WalletCheckpoint]>
 }
 
-/** The network's checkpoint now, covering the journal up to `heads` and `ordinal` (between two operations). */
+/**
+ * The network's checkpoint now, covering the journal up to `heads` and `ordinal` (between two
+ * operations). The history logs' backlog is archived first: as compressed segments it costs the
+ * checkpoint its bytes, where as objects it cost a serialization and a parse of every entry.
+ */
 export const engineCheckpointOf = (
   network: CoinNetwork,
   wallets: ReadonlyArray<WalletApi>,
   heads: ReadonlyMap<string, number>,
   ordinal: number
-): EngineCheckpoint => ({
+): EngineCheckpoint => {
+  for (const log of historyLogsOf(network)) log.archiveBacklogNow()
+  return imageOf(network, wallets, heads, ordinal)
+}
+
+const imageOf = (network: CoinNetwork, wallets: ReadonlyArray<WalletApi>, heads: ReadonlyMap<string, number>, ordinal: number): EngineCheckpoint => ({
   version: ENGINE_CHECKPOINT_VERSION,
   ordinal,
   // a wallet stream without its wallet's checkpoint here (wallets not run) is read whole at a restart

@@ -27,13 +27,20 @@ export interface StoredCheckpoint {
 
 const BROTLI_FAST: zlib.BrotliOptions = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
 
-export const encodeCheckpoint = (checkpoint: EngineCheckpoint): StoredCheckpoint => ({
-  version: checkpoint.version,
-  encoding: ENCODING,
-  ordinal: checkpoint.ordinal,
-  heads: checkpoint.heads,
-  bytes: zlib.brotliCompressSync(v8.serialize(checkpoint), BROTLI_FAST).toString("base64")
-})
+/** The stored body of a checkpoint, and how many bytes its serialization took before compression. */
+export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly stored: StoredCheckpoint; readonly serializedBytes: number } => {
+  const serialized = v8.serialize(checkpoint)
+  return {
+    stored: {
+      version: checkpoint.version,
+      encoding: ENCODING,
+      ordinal: checkpoint.ordinal,
+      heads: checkpoint.heads,
+      bytes: zlib.brotliCompressSync(serialized, BROTLI_FAST).toString("base64")
+    },
+    serializedBytes: serialized.length
+  }
+}
 
 /** The document of a stored body, or why it cannot be used. */
 export const decodeCheckpoint = (body: unknown): Either.Either<EngineCheckpoint, string> => {

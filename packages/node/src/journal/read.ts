@@ -3,7 +3,7 @@
  * they were produced, user management's decoded; and the sequencers' stored state.
  */
 import { Admin, type CoinNetwork, type CoinNetworkConfig } from "@sandnet/engine"
-import { readPages, type EventStoreService, type JournalEntry, type StorageError } from "@sandnet/store"
+import type { EventStoreService, JournalEntry, StorageError } from "@sandnet/store"
 import { Effect, Either, Option, Schema } from "effect"
 import type { EngineCheckpoint } from "../checkpoint/engine-checkpoint.ts"
 import { CHECKPOINT_KEY, decodeCheckpoint } from "../checkpoint/stored.ts"
@@ -38,7 +38,7 @@ export const readJournals = (store: EventStoreService, options: { readonly fromC
     const perStream: Array<ReadonlyArray<JournalEntry>> = []
     const admin: Array<Admin.AdminEvent> = []
     let lastOrdinal = checkpoint?.ordinal ?? 0
-    const read = checkpoint === undefined ? yield* store.readAll() : yield* readAfter(store, heads)
+    const read = yield* store.readAll(checkpoint === undefined ? undefined : heads)
     for (const [stream, entries] of read) {
       if (entries.length > 0 || !heads.has(stream)) heads.set(stream, entries.length === 0 ? 0 : entries[entries.length - 1]!.seq)
       if (stream !== Streams.admin) for (const e of entries) lastOrdinal = Math.max(lastOrdinal, ordinalOf(e))
@@ -87,16 +87,6 @@ const readCheckpoint = (store: EventStoreService): Effect.Effect<EngineCheckpoin
       }
     }
     return decoded.right
-  })
-
-/** Every stream's entries after `heads` (all of a stream not named), streams in code point order, as `readAll` gives them. */
-const readAfter = (store: EventStoreService, heads: ReadonlyMap<string, number>) =>
-  Effect.gen(function* () {
-    const out = new Map<string, ReadonlyArray<JournalEntry>>()
-    for (const stream of yield* store.streams()) {
-      out.set(stream, yield* readPages((from, limit) => store.readStream(stream, from, limit), (heads.get(stream) ?? 0) + 1))
-    }
-    return out
   })
 
 /** The sequencers' snapshots of a network. */

@@ -52,7 +52,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       if (!storage.engine.pending) return lastCommit
       if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
-      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine)) recordEngineCheckpoint(storage, engine)
+      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine)) schedule.wrote(storage.engine.lastOrdinal, recordEngineCheckpoint(storage, engine))
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })
