@@ -83,6 +83,8 @@ const startCommand = Command.make(
     superValidators: Options.integer("super-validators").pipe(Options.optional, Options.map(Option.getOrUndefined)),
     validators: Options.integer("validators").pipe(Options.optional, Options.map(Option.getOrUndefined)),
     completionTimeout: Options.integer("completion-timeout").pipe(Options.optional, Options.map(Option.getOrUndefined)),
+    // text, checked by start: its message names the flag (Options.integer's does not)
+    checkpointEvery: Options.text("checkpoint-every").pipe(Options.optional, Options.map(Option.getOrUndefined)),
     ...storageOptions
   },
   (options) => Effect.flatMap(portOf(options.port), (port) => lazy(() => import("./start.ts"), (m) => m.start({ ...options, port })))

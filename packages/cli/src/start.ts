@@ -63,6 +63,8 @@ export interface StartOptions extends StorageOptions {
   readonly portOffset?: number
   /** Seconds a command's completion is awaited before the answer says its outcome is unknown (LedgerApiSettings; 60). */
   readonly completionTimeout?: number | undefined
+  /** Journal entries between two engine checkpoints, at least (node checkpoint/record.ts; 0: none), as given. */
+  readonly checkpointEvery?: string | undefined
   /** Called once the node serves and its ready lines are printed (bin/script-cached.mjs writes its code cache then). */
   readonly onReady?: (() => void) | undefined
 }
@@ -215,6 +217,12 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2)
 const portsOf = (options: StartOptions): ReadonlyArray<number> =>
   options.localnet === true ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
 
+/** `--checkpoint-every`'s entries, or undefined when it is not a whole number from 0 on. */
+const checkpointEveryOf = (given: string): number | undefined => {
+  const entries = /^[0-9]+$/.test(given.trim()) ? Number(given.trim()) : Number.NaN
+  return Number.isSafeInteger(entries) ? entries : undefined
+}
+
 /** The store a start opens (and its cluster, if it joins one), or the usage error that refuses its flags. */
 const storageOfStart = (options: StartOptions) =>
   Effect.gen(function* () {
@@ -223,6 +231,9 @@ const storageOfStart = (options: StartOptions) =>
     const cluster = clusterOf(options)
     if (typeof cluster === "string") return yield* refuse(cluster)
     if (options.localnet === true && cluster !== undefined) return yield* refuse("--localnet runs one node with LocalNet's layout: leave out --cluster")
+    if (options.checkpointEvery !== undefined && checkpointEveryOf(options.checkpointEvery) === undefined) {
+      return yield* refuse(`--checkpoint-every takes a whole number of journal entries (0: no checkpoints), got ${options.checkpointEvery}`)
+    }
     const choice: StorageChoice =
       cluster === undefined ? storageChoice(options) : { _tag: "postgres", url: cluster.url, schema: clusterNodeSchema(cluster.cluster, options.nodeName) }
     const problem = choice._tag === "pglite" ? dataDirProblem(choice.dataDir) : undefined
@@ -244,7 +255,13 @@ export const start = (given: StartOptions) =>
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )
-    const runtimeOptions = { wallets: true, automation: true, walletConfig: servingWalletConfig(options.validatorWalletUser), historySpillDir: historySpillDirOf(choice) }
+    const runtimeOptions = {
+      wallets: true,
+      automation: true,
+      walletConfig: servingWalletConfig(options.validatorWalletUser),
+      historySpillDir: historySpillDirOf(choice),
+      ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: checkpointEveryOf(options.checkpointEvery) })
+    }
     const runtimeLayer =
       cluster === undefined
         ? persistentNodeRuntimeLayer(runtimeOptions)

@@ -63,6 +63,11 @@ describe("mistakes in the command line", () => {
     expectOneLine(await run(["start", "--in-memory"], { SANDNET_PORT: "abc" }), 2, /SANDNET_PORT abc is not a port/)
   })
 
+  it("a negative number of journal entries between checkpoints, or not a number", async () => {
+    expectOneLine(await run(["start", "--in-memory", "--checkpoint-every", "-5"]), 2, /--checkpoint-every takes a whole number of journal entries \(0: no checkpoints\), got -5/)
+    expectOneLine(await run(["start", "--in-memory", "--checkpoint-every", "many"]), 2, /--checkpoint-every takes a whole number of journal entries \(0: no checkpoints\), got many/)
+  })
+
   it("a missing scenario, trace or archive file", async () => {
     expectOneLine(await run(["simulate", "scenarios/no-such.yaml"]), 2, /^sandnet simulate: scenarios\/no-such\.yaml: no such file \(a scenario is a YAML file, e\.g\. scenarios\/smoke\.yaml\)$/)
     expectOneLine(await run(["simulate", "--replay", "no-such-trace.json"]), 2, /no-such-trace\.json: no such file \(a failed run leaves its trace in --trace-dir/)

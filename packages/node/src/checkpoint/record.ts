@@ -20,7 +20,8 @@ export const CHECKPOINT_EVERY = 20_000
  */
 export const JOURNAL_ENTRY_BYTES = 870
 
-export const writesCheckpoints = (storage: NodeStorageService, engine: EngineInstance): boolean => storage.keepsIndexes && engine.cluster === undefined
+/** Whether the node writes checkpoints at all: a store that outlives it, one process, and `checkpointEvery` not 0. */
+export const writesCheckpoints = (storage: NodeStorageService, engine: EngineInstance, every: number): boolean => every > 0 && storage.keepsIndexes && engine.cluster === undefined
 
 /** Puts the engine's checkpoint with the recorder's next batch, covering what it recorded so far; its serialized size. */
 export const recordEngineCheckpoint = (storage: NodeStorageService, engine: EngineInstance): number => {

@@ -40,7 +40,8 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
   const { storage, captures, offset } = ctx
   let lastCommit: Commit
   let batches = 0
-  const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, ctx.options.checkpointEvery ?? CHECKPOINT_EVERY)
+  const checkpointEvery = ctx.options.checkpointEvery ?? CHECKPOINT_EVERY
+  const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, checkpointEvery)
 
   const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
     Effect.gen(function* () {
@@ -52,7 +53,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       if (!storage.engine.pending) return lastCommit
       if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
-      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine)) schedule.wrote(storage.engine.lastOrdinal, recordEngineCheckpoint(storage, engine))
+      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine, checkpointEvery)) schedule.wrote(storage.engine.lastOrdinal, recordEngineCheckpoint(storage, engine))
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })

@@ -76,7 +76,7 @@ export interface NodeRuntimeOptions {
   readonly historySpillDir?: string | undefined
   /** How much history stays as objects (default `SERVING_ARCHIVE_LIMITS`; tests archive sooner). */
   readonly historyLimits?: Omit<ArchivedLogLimits, "keeper"> | undefined
-  /** Journal entries between two engine checkpoints (default `CHECKPOINT_EVERY`; checkpoint/record.ts). */
+  /** Journal entries between two engine checkpoints, at least (default `CHECKPOINT_EVERY`; 0: none; checkpoint/record.ts). */
   readonly checkpointEvery?: number | undefined
 }
 

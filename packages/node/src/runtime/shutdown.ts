@@ -4,7 +4,7 @@
  * checkpoint, so that the next start replays nothing.
  */
 import { Deferred, Effect, Fiber, Ref } from "effect"
-import { recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
+import { CHECKPOINT_EVERY, recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { RuntimeContext } from "./context.ts"
@@ -25,7 +25,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
         recordDerivedIndexes(storage, engine.network)
-        if (writesCheckpoints(storage, engine)) recordEngineCheckpoint(storage, engine)
+        if (writesCheckpoints(storage, engine, ctx.options.checkpointEvery ?? CHECKPOINT_EVERY)) recordEngineCheckpoint(storage, engine)
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })
     )
