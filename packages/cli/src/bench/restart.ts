@@ -37,6 +37,8 @@ export interface RestartRun {
   readonly storageSeconds: number | undefined
   readonly engineSeconds: number | undefined
   readonly replayedEntries: number
+  /** The journal ordinal of the engine checkpoint the restart started from, if it started from one. */
+  readonly checkpointEntry: number | undefined
 }
 
 export interface RestartPair {
@@ -145,7 +147,7 @@ const offerLoad = async (port: number, { offers: count, withdrawn }: RestartSize
     const response = await fetch(`${url}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) })
     const text = await response.text()
     if (response.status !== 200) throw new Error(`${p}: ${response.status} ${text.slice(0, 200)}`)
-    return JSON.parse(text) as unknown
+    return text === "" ? undefined : (JSON.parse(text) as unknown)
   }
   const { party_id } = (await post("/api/validator/v0/admin/users", { name: "restart-bench" })) as { party_id: string }
   const expiresAt = Date.now() * 1000 + 24 * 3600 * 1_000_000
@@ -176,7 +178,7 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
   const second = await startNode(bin, target, port)
   const ready = await second.ready
   await stop(second.child)
-  const replayed = /resumed: (?:from the checkpoint of entry [0-9]+, then )?([0-9]+) journal entries/.exec(ready)
+  const replayed = /resumed: (?:from the checkpoint of entry ([0-9]+), then )?([0-9]+) journal entries/.exec(ready)
   return {
     offers: size.offers,
     withdrawn: size.withdrawn,
@@ -185,7 +187,8 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
     mainThreadCpuMs: second.mainThreadCpuMs,
     storageSeconds: secondsIn(ready, "storage"),
     engineSeconds: secondsIn(ready, "engine"),
-    replayedEntries: replayed === null ? 0 : Number(replayed[1])
+    replayedEntries: replayed === null ? 0 : Number(replayed[2]),
+    checkpointEntry: replayed?.[1] === undefined ? undefined : Number(replayed[1])
   }
 }
 
@@ -231,7 +234,7 @@ const ms = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math
 const s = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} s`)
 
 const row = (database: string, name: string, r: RestartRun): string =>
-  `| ${database} | ${name} | ${r.replayedEntries.toLocaleString("en-US")} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
+  `| ${database} | ${name} | ${r.replayedEntries.toLocaleString("en-US")}${r.checkpointEntry === undefined ? "" : ` after the checkpoint of entry ${r.checkpointEntry.toLocaleString("en-US")}`} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
 
 export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "## Restart after kill -9",
