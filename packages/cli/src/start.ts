@@ -251,7 +251,9 @@ export const start = (given: StartOptions) =>
     yield* probePorts(options.host, portsOf(options))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
-    const storage = nodeStorageLayerWith({ keepsIndexes: choice._tag !== "memory" }).pipe(
+    // --checkpoint-every 0: no checkpoints written, none read (the journals replayed whole)
+    const fromCheckpoint = options.checkpointEvery === undefined || checkpointEveryOf(options.checkpointEvery) !== 0
+    const storage = nodeStorageLayerWith({ keepsIndexes: choice._tag !== "memory", fromCheckpoint }).pipe(
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )

@@ -167,6 +167,23 @@ describe("a restart from the engine checkpoint", () => {
     }
   }, 120_000)
 
+  it("a checkpoint that decodes but does not fit the network is given up for the journals, replayed whole", async () => {
+    const backing = await afterCleanShutdown()
+    const rows = backing.snapshots.get("checkpoint")!
+    const stored = JSON.parse(rows.get("engine")!) as StoredCheckpoint
+    const checkpoint = Either.getOrThrow(decodeCheckpoint(stored))
+    rows.set("engine", JSON.stringify(encodeCheckpoint({ ...checkpoint, participants: checkpoint.participants.slice(1) }).stored))
+    const whole = await startRuntime(backing)
+    try {
+      const engine = await Effect.runPromise(whole.runtime.engine)
+      expect(engine.network.validators[0]!.participant.logic.ledgerEnd).toBeGreaterThan(40)
+      expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t0"))).toMatchObject({ _tag: "Right", right: { status: "created" } })
+      expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t13"))).toMatchObject({ _tag: "Right", right: { status: "accepted" } })
+    } finally {
+      await whole.close()
+    }
+  }, 120_000)
+
   it("arms the deadline of a command in flight at the checkpoint, as a whole replay does", async () => {
     const backing = makeMemoryBacking()
     const first = await startRuntime(backing)

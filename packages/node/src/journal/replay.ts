@@ -75,8 +75,15 @@ export const replayJournals = (
     inFlight: new Map()
   }
   let replayed = 0
+  if (checkpoint !== undefined) {
+    try {
+      restoreFromCheckpoint(replay, checkpoint)
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error)
+      return Either.left(new JournalReplayFailed({ message: `the engine checkpoint does not fit this network (${reason})` }))
+    }
+  }
   try {
-    if (checkpoint !== undefined) restoreFromCheckpoint(replay, checkpoint)
     restoreExternalParties(replay, entries)
     for (const entry of entries) {
       const failed = replayEntry(replay, entry)

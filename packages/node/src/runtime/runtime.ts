@@ -29,7 +29,18 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
     const checkpoint = storage?.takeInitialCheckpoint()
     const source = sourceOf(storage === undefined ? undefined : { ...storage.initial, entries: storage.takeInitialEntries(), ...(checkpoint === undefined ? {} : { checkpoint }) })
-    const first = yield* createEngine(ctx, yield* engineTime(undefined), source)
+    const first = yield* createEngine(ctx, yield* engineTime(undefined), source).pipe(
+      // A checkpoint that does not fit the network (a defect in what a node wrote): the journals, whole, are the record.
+      Effect.catchTag("JournalReplayFailed", (failed) =>
+        checkpoint === undefined || storage === undefined
+          ? Effect.fail(failed)
+          : Effect.gen(function* () {
+              yield* Effect.logWarning(`${failed.message}: the journals are replayed whole`)
+              const journals = yield* Effect.orDie(Effect.catchTag(storage.reload, "StorageError", (error) => Effect.die(error)))
+              return yield* createEngine(ctx, yield* engineTime(undefined), sourceOf(journals))
+            })
+      )
+    )
     const current = yield* Ref.make(first.engine)
     ctx.followEngine(current)
     ctx.gate.follow({ lastCommit: commits.lastCommitNow, committer: storage?.committer })
