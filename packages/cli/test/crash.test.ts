@@ -9,7 +9,8 @@
  * move no coin).
  *
  * The W1 variant does the same through the wallet (POST /api/validator/v0/wallet/transfer-offers
- * with tracking ids; the operator taps coin first): every 200 is one offer in the wallet's list,
+ * with tracking ids; the operator taps coin first), with an engine checkpoint every 300 journal
+ * entries, so that the restart starts from one: every 200 is one offer in the wallet's list,
  * its tracking id answers 409 when resubmitted and `created` on the status endpoint, and the
  * wallet balance is what it was. (Until the wallet surface is served, it answers 501 and the W1
  * variant says so and stops.)
@@ -189,6 +190,8 @@ const walletCrashScenario = async (args: ReadonlyArray<string>, cwd: string) => 
 
   const second = await startNode(args, cwd)
   try {
+    // with checkpoints along the way, the restart starts from the last one and replays what follows it
+    if (args.includes("--checkpoint-every")) expect(second.output()).toMatch(/resumed: from the checkpoint of entry [0-9]+, then [0-9]+ journal entries replayed/)
     const listed = await wallet(second, "GET", "/v0/wallet/transfer-offers")
     expect(listed.status).toBe(200)
     const counts = new Map<string, number>()
@@ -251,18 +254,18 @@ describe("kill -9 in the middle of concurrent offer creations", () => {
     expect(result.acked).toBeGreaterThan(0)
   }, 240_000)
 
-  it("W1 on PostgreSQL: every acknowledged wallet offer exactly once, tracking ids 409, balance unchanged", async () => {
+  it("W1 on PostgreSQL, from a checkpoint: every acknowledged wallet offer exactly once, tracking ids 409, balance unchanged", async () => {
     const schema = `sandnet_crash_${process.pid}_${randomBytes(3).toString("hex")}`
     schemas.push(schema)
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-crash-w1-pg-"))
     dirs.push(cwd)
-    await walletCrashScenario(["--database-url", postgresUrl, "--schema", schema], cwd)
+    await walletCrashScenario(["--database-url", postgresUrl, "--schema", schema, "--checkpoint-every", "300"], cwd)
   }, 240_000)
 
-  it("W1 on the embedded PGlite: the same", async () => {
+  it("W1 on the embedded PGlite, from a checkpoint: the same", async () => {
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "sandnet-crash-w1-pglite-"))
     dirs.push(cwd)
-    await walletCrashScenario(["--data-dir", path.join(cwd, "data")], cwd)
+    await walletCrashScenario(["--data-dir", path.join(cwd, "data"), "--checkpoint-every", "300"], cwd)
   }, 240_000)
 
   it("a second node process on the same PostgreSQL schema is refused", async () => {
