@@ -217,6 +217,21 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2)
 const portsOf = (options: StartOptions): ReadonlyArray<number> =>
   options.localnet === true ? Object.values(localNetPorts(options.portOffset ?? 0)) : [options.port]
 
+/** The node's storage options: indexes kept unless in memory; with --checkpoint-every 0, no checkpoint read (the journals replayed whole). */
+const storageOptionsOf = (options: StartOptions, choice: StorageChoice) => ({
+  keepsIndexes: choice._tag !== "memory",
+  fromCheckpoint: options.checkpointEvery === undefined || checkpointEveryOf(options.checkpointEvery) !== 0
+})
+
+/** The serving node's runtime: wallets and automations on, history spilled beside the store, --checkpoint-every. */
+const runtimeOptionsOf = (options: StartOptions, choice: StorageChoice) => ({
+  wallets: true,
+  automation: true,
+  walletConfig: servingWalletConfig(options.validatorWalletUser),
+  historySpillDir: historySpillDirOf(choice),
+  ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: checkpointEveryOf(options.checkpointEvery) })
+})
+
 /** `--checkpoint-every`'s entries, or undefined when it is not a whole number from 0 on. */
 const checkpointEveryOf = (given: string): number | undefined => {
   const entries = /^[0-9]+$/.test(given.trim()) ? Number(given.trim()) : Number.NaN
@@ -251,19 +266,11 @@ export const start = (given: StartOptions) =>
     yield* probePorts(options.host, portsOf(options))
     const marks = { storage: started, engine: started }
     const store = storageLayer(choice)
-    // --checkpoint-every 0: no checkpoints written, none read (the journals replayed whole)
-    const fromCheckpoint = options.checkpointEvery === undefined || checkpointEveryOf(options.checkpointEvery) !== 0
-    const storage = nodeStorageLayerWith({ keepsIndexes: choice._tag !== "memory", fromCheckpoint }).pipe(
+    const storage = nodeStorageLayerWith(storageOptionsOf(options, choice)).pipe(
       Layer.provideMerge(store),
       Layer.tap(() => Effect.sync(() => void (marks.storage = performance.now())))
     )
-    const runtimeOptions = {
-      wallets: true,
-      automation: true,
-      walletConfig: servingWalletConfig(options.validatorWalletUser),
-      historySpillDir: historySpillDirOf(choice),
-      ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: checkpointEveryOf(options.checkpointEvery) })
-    }
+    const runtimeOptions = runtimeOptionsOf(options, choice)
     const runtimeLayer =
       cluster === undefined
         ? persistentNodeRuntimeLayer(runtimeOptions)

@@ -12,8 +12,8 @@ import type { JournalReplayFailed } from "../journal/errors.ts"
 import { Streams } from "../journal/streams.ts"
 import { awaitClusterGenesis } from "./cluster-genesis.ts"
 import { makeCommitPipeline } from "./commit.ts"
-import { makeRuntimeContext } from "./context.ts"
-import { createEngine, sourceOf } from "./engine.ts"
+import { makeRuntimeContext, type RuntimeContext } from "./context.ts"
+import { createEngine, sourceOf, type Built } from "./engine.ts"
 import { makeHeal } from "./healing.ts"
 import { makeLocked, makeRun } from "./lock.ts"
 import { makeRead } from "./read.ts"
@@ -22,29 +22,40 @@ import type { NodeRuntimeOptions, NodeRuntimeService } from "./service.ts"
 import { shutdown } from "./shutdown.ts"
 import { startTicker } from "./ticker.ts"
 
-export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect<NodeRuntimeService, JournalReplayFailed, Scope.Scope> =>
+/**
+ * The first engine: from what the store held at start (its checkpoint and the entries after it).
+ * A checkpoint that does not fit the network (a defect in what a node wrote) is given up: the
+ * journals, read again and replayed whole, are the record.
+ */
+const createFirstEngine = (ctx: RuntimeContext): Effect.Effect<Built & { readonly genesis: boolean }, JournalReplayFailed> =>
   Effect.gen(function* () {
-    const ctx = yield* makeRuntimeContext(options)
-    const { storage, exclusive, engineTime } = ctx
-    const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
+    const { storage, engineTime } = ctx
     const checkpoint = storage?.takeInitialCheckpoint()
     const source = sourceOf(storage === undefined ? undefined : { ...storage.initial, entries: storage.takeInitialEntries(), ...(checkpoint === undefined ? {} : { checkpoint }) })
-    const first = yield* createEngine(ctx, yield* engineTime(undefined), source).pipe(
-      // A checkpoint that does not fit the network (a defect in what a node wrote): the journals, whole, are the record.
+    const built = yield* createEngine(ctx, yield* engineTime(undefined), source).pipe(
       Effect.catchTag("JournalReplayFailed", (failed) =>
         checkpoint === undefined || storage === undefined
           ? Effect.fail(failed)
           : Effect.gen(function* () {
               yield* Effect.logWarning(`${failed.message}: the journals are replayed whole`)
-              const journals = yield* Effect.orDie(Effect.catchTag(storage.reload, "StorageError", (error) => Effect.die(error)))
+              const journals = yield* Effect.orDie(storage.reload)
               return yield* createEngine(ctx, yield* engineTime(undefined), sourceOf(journals))
             })
       )
     )
+    return { ...built, genesis: source._tag === "Genesis" }
+  })
+
+export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect<NodeRuntimeService, JournalReplayFailed, Scope.Scope> =>
+  Effect.gen(function* () {
+    const ctx = yield* makeRuntimeContext(options)
+    const { storage, exclusive, engineTime } = ctx
+    const commits = makeCommitPipeline(ctx, yield* makeClusterOutbound(options.cluster))
+    const first = yield* createFirstEngine(ctx)
     const current = yield* Ref.make(first.engine)
     ctx.followEngine(current)
     ctx.gate.follow({ lastCommit: commits.lastCommitNow, committer: storage?.committer })
-    if (storage !== undefined && source._tag === "Genesis") storage.engine.put(Streams.runtime, "config", ctx.config)
+    if (storage !== undefined && first.genesis) storage.engine.put(Streams.runtime, "config", ctx.config)
     yield* awaitCommit(yield* exclusive(commits.commitPoint(first.engine)))
 
     const locked = makeLocked(exclusive, makeHeal(ctx, commits, current), current, commits)
