@@ -301,7 +301,8 @@ export const start = (given: StartOptions) =>
       const info = yield* StorageInfo
       const stored = yield* NodeStorage
       const resumed = stored.initial.entryCount
-      const fromCheckpoint = stored.initial.checkpointOrdinal === undefined ? "" : `from the checkpoint of entry ${stored.initial.checkpointOrdinal}, then `
+      const from = stored.startedFrom()
+      const fromCheckpoint = from.checkpointOrdinal === undefined ? "" : `from the checkpoint of entry ${from.checkpointOrdinal}, then `
       const lines = [
         `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
         `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,
@@ -309,7 +310,7 @@ export const start = (given: StartOptions) =>
         ...(cluster === undefined
           ? []
           : [`  cluster    node ${options.nodeName} of the network in schema ${cluster.cluster}${engine.cluster?.hostsSynchronizers === true ? " (runs the synchronizers)" : ""}`]),
-        `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${fromCheckpoint}${stored.initial.replayCount} journal entries replayed, ledger end ${(cluster === undefined ? network.validators[0] : [...network.validators, ...network.superValidators].find((n) => n.name === options.nodeName))?.participant.logic.ledgerEnd ?? 0}`}`,
+        `  state      ${resumed === 0 ? "a fresh network (genesis)" : `resumed: ${fromCheckpoint}${from.replayCount} journal entries replayed, ledger end ${(cluster === undefined ? network.validators[0] : [...network.validators, ...network.superValidators].find((n) => n.name === options.nodeName))?.participant.logic.ledgerEnd ?? 0}`}`,
         ...(localnet
           ? localNetLines(options.portOffset ?? 0)
           : [`  scan       ${url}/api/scan`, `  wallet     ${url}/api/validator`, `  registry   ${url}/registry`, `  ledger     ${url}/v2`, `  docs       ${url}/docs`]),

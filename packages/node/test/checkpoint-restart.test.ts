@@ -175,6 +175,9 @@ describe("a restart from the engine checkpoint", () => {
     rows.set("engine", JSON.stringify(encodeCheckpoint({ ...checkpoint, participants: checkpoint.participants.slice(1) }).stored))
     const whole = await startRuntime(backing)
     try {
+      // what the ready line reports: the journals whole, not the checkpoint given up
+      const from = Option.getOrThrow(whole.runtime.storage).startedFrom()
+      expect(from).toEqual({ checkpointOrdinal: undefined, replayCount: initialOf(whole).entryCount })
       const engine = await Effect.runPromise(whole.runtime.engine)
       expect(engine.network.validators[0]!.participant.logic.ledgerEnd).toBeGreaterThan(40)
       expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t0"))).toMatchObject({ _tag: "Right", right: { status: "created" } })

@@ -39,6 +39,7 @@ const createFirstEngine = (ctx: RuntimeContext): Effect.Effect<Built & { readonl
           : Effect.gen(function* () {
               yield* Effect.logWarning(`${failed.message}: the journals are replayed whole`)
               const journals = yield* Effect.orDie(storage.reload)
+              storage.checkpointGivenUp(journals.entries.length)
               return yield* createEngine(ctx, yield* engineTime(undefined), sourceOf(journals))
             })
       )

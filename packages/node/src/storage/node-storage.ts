@@ -39,6 +39,10 @@ export interface NodeStorageService {
   readonly takeInitialEntries: () => ReadonlyArray<JournalEntry>
   /** The engine checkpoint the first engine starts from (checkpoint/), taken once like the entries. */
   readonly takeInitialCheckpoint: () => EngineCheckpoint | undefined
+  /** How the first engine started: from the checkpoint and the entries after it, or from the journals whole (the ready line says which). */
+  readonly startedFrom: () => StartedFrom
+  /** The first engine gave its checkpoint up (it did not fit) and replayed `replayCount` entries, the journals whole. */
+  readonly checkpointGivenUp: (replayCount: number) => void
   /** Entries of the engine's streams (collected during an engine operation, drained after it). */
   readonly engine: JournalRecorder
   /** Entries of user management (`admin`). */
@@ -55,6 +59,11 @@ export interface NodeStorageService {
    * and points both recorders at the store's heads. Returns what the store holds.
    */
   readonly reload: Effect.Effect<StoredJournals, StorageError | JournalReplayFailed>
+}
+
+export interface StartedFrom {
+  readonly checkpointOrdinal: number | undefined
+  readonly replayCount: number
 }
 
 export class NodeStorage extends Context.Tag("@sandnet/node/NodeStorage")<NodeStorage, NodeStorageService>() {}
@@ -85,6 +94,7 @@ export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOp
       untaken = undefined
       return taken
     }
+    let startedFrom: StartedFrom = { checkpointOrdinal: initial.checkpointOrdinal, replayCount: initial.replayCount }
     let untakenCheckpoint = checkpoint
     const takeInitialCheckpoint = (): EngineCheckpoint | undefined => {
       const taken = untakenCheckpoint
@@ -102,7 +112,14 @@ export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOp
       yield* committer.healed
       return stored
     })
-    const service: NodeStorageService = { store, initial, takeInitialEntries, takeInitialCheckpoint, engine, admin, committer, keepsIndexes: options.keepsIndexes ?? true, reload }
+    const service: NodeStorageService = {
+      store,
+      initial,
+      takeInitialEntries,
+      takeInitialCheckpoint,
+      startedFrom: () => startedFrom,
+      checkpointGivenUp: (replayCount) => void (startedFrom = { checkpointOrdinal: undefined, replayCount }),
+      engine, admin, committer, keepsIndexes: options.keepsIndexes ?? true, reload }
     return service
   })
 
