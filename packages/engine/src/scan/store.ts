@@ -186,16 +186,8 @@ export class ScanStore implements CommitListener {
     this.verdictLog.restore(checkpoint.verdicts)
     for (const [id, index] of checkpoint.verdictIndex) this.verdictIndex.set(id, index)
     invariant(this.byUpdateId.size === this.updates.length && this.verdictIndex.size === this.verdictLog.length, "a scan checkpoint's id maps hold an entry per update and per verdict")
-    if (checkpoint.orders !== undefined && this.orders !== undefined) {
-      const updates = new UpdateOrder()
-      updates.restore(checkpoint.orders.updates)
-      const events = new EventOrder()
-      events.restore(checkpoint.orders.events)
-      this.orders = { updates, events }
-    } else if (checkpoint.orders === undefined) {
-      // taken where the orders are built when read: built here from the logs, when read
-      this.orders = undefined
-    }
+    // kept orders are taken as they were; without them on either side, they are built from the logs when read
+    this.orders = checkpoint.orders === undefined || this.orders === undefined ? undefined : ordersOf(checkpoint.orders)
     for (const [id, records] of checkpoint.activity) this.activity.set(id, records)
     this.duplicateVerdictsIgnored = checkpoint.duplicateVerdictsIgnored
   }
@@ -220,6 +212,14 @@ export const keyOfUpdate = (entry: CommittedLedgerUpdate): HistoryKey => {
   return update.kind === "transaction"
     ? { migrationId: update.migrationId, recordTime: update.recordTime }
     : { migrationId: update.event.migrationId, recordTime: update.recordTime }
+}
+
+const ordersOf = (image: NonNullable<ScanCheckpoint["orders"]>): HistoryOrders => {
+  const updates = new UpdateOrder()
+  updates.restore(image.updates)
+  const events = new EventOrder()
+  events.restore(image.events)
+  return { updates, events }
 }
 
 const keyOfVerdict = (verdict: Verdict): HistoryKey => ({ migrationId: verdict.migrationId, recordTime: verdict.recordTime })

@@ -9,6 +9,7 @@
  */
 import * as v8 from "node:v8"
 import * as zlib from "node:zlib"
+import { SEGMENT_BROTLI } from "@sandnet/engine"
 import { Either } from "effect"
 import { ENGINE_CHECKPOINT_VERSION, type EngineCheckpoint } from "./engine-checkpoint.ts"
 
@@ -25,7 +26,6 @@ export interface StoredCheckpoint {
   readonly bytes: string
 }
 
-const BROTLI_FAST: zlib.BrotliOptions = { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } }
 
 /** The stored body of a checkpoint, and how many bytes its serialization took before compression. */
 export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly stored: StoredCheckpoint; readonly serializedBytes: number } => {
@@ -36,7 +36,7 @@ export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly store
       encoding: ENCODING,
       ordinal: checkpoint.ordinal,
       heads: checkpoint.heads,
-      bytes: zlib.brotliCompressSync(serialized, BROTLI_FAST).toString("base64")
+      bytes: zlib.brotliCompressSync(serialized, SEGMENT_BROTLI).toString("base64")
     },
     serializedBytes: serialized.length
   }
