@@ -9,7 +9,8 @@ import type { NodeStorageService } from "../storage/node-storage.ts"
 import { Streams } from "../journal/streams.ts"
 import type { EngineInstance } from "../runtime/service.ts"
 import { engineCheckpointOf } from "./engine-checkpoint.ts"
-import { CHECKPOINT_KEY, encodeCheckpoint } from "./stored.ts"
+import type { JournalRecorder } from "../journal/recorder.ts"
+import { CHECKPOINT_KEY, compressCheckpoint, encodeCheckpoint, serializeCheckpoint, type SerializedCheckpoint, type StoredCheckpoint } from "./stored.ts"
 
 /** Journal entries between two checkpoints at least, unless the node's options say otherwise. */
 export const CHECKPOINT_EVERY = 20_000
@@ -23,19 +24,76 @@ export const JOURNAL_ENTRY_BYTES = 870
 /** Whether the node writes checkpoints at all: a store that outlives it, one process, and `checkpointEvery` not 0. */
 export const writesCheckpoints = (storage: NodeStorageService, engine: EngineInstance, every: number): boolean => every > 0 && storage.keepsIndexes && engine.cluster === undefined
 
-/** Puts the engine's checkpoint with the recorder's next batch, covering what it recorded so far; its serialized size. */
-export const recordEngineCheckpoint = (storage: NodeStorageService, engine: EngineInstance): number => {
-  const { stored, serializedBytes } = encodeCheckpoint(engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal))
-  storage.engine.put(Streams.checkpoint, CHECKPOINT_KEY, stored)
-  return serializedBytes
+const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
+  engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal)
+
+/** Puts the engine's checkpoint, compressed in the call, with the recorder's next batch, covering what it recorded so far (a clean shutdown). */
+export const recordEngineCheckpoint = (storage: NodeStorageService, engine: EngineInstance): void => {
+  storage.engine.put(Streams.checkpoint, CHECKPOINT_KEY, encodeCheckpoint(checkpointNow(storage, engine)).stored)
+}
+
+/**
+ * A running node's checkpoints: taken between two operations (the live state serialized, covering
+ * what the recorder recorded so far), compressed in zlib's thread pool meanwhile, and put with the
+ * first batch drained after that (the ticker's at the latest). The entries it covers were enqueued
+ * before it, so it is committed after them (the committer writes batches in order and fails all
+ * that follow a failed one). One taken before the engine was rebuilt from the store (a reset, a
+ * restore, a heal) is dropped, and so is one that a later checkpoint overtook in the pool.
+ */
+export class CheckpointWriter {
+  /** Bumped whenever the engine is rebuilt from the store: a compression of an older one is dropped. */
+  private generation = 0
+  private ready: StoredCheckpoint | undefined
+  private putOrdinal = -1
+  private stopped = false
+
+  constructor(private readonly compress: typeof compressCheckpoint = compressCheckpoint) {}
+
+  /** Takes the checkpoint now and starts its compression; its serialized size. */
+  take(storage: NodeStorageService, engine: EngineInstance): number {
+    return this.start(serializeCheckpoint(checkpointNow(storage, engine)))
+  }
+
+  /** Starts the compression of a checkpoint taken; its serialized size. */
+  start(taken: SerializedCheckpoint): number {
+    const generation = this.generation
+    this.compress(taken, (stored) => {
+      if (stored === undefined || generation !== this.generation || this.stopped) return
+      if (this.ready === undefined || this.ready.ordinal < stored.ordinal) this.ready = stored
+    })
+    return taken.serialized.length
+  }
+
+  /** Under the lock, before a batch is drained: puts the checkpoint compressed since the last batch, if any. */
+  putReady(recorder: Pick<JournalRecorder, "put">): void {
+    const ready = this.ready
+    if (ready === undefined) return
+    this.ready = undefined
+    if (ready.ordinal <= this.putOrdinal) return
+    recorder.put(Streams.checkpoint, CHECKPOINT_KEY, ready)
+    this.putOrdinal = ready.ordinal
+  }
+
+  /** The engine was rebuilt from the store: what was taken before is dropped. */
+  forget(): void {
+    this.generation += 1
+    this.ready = undefined
+    this.putOrdinal = -1
+  }
+
+  /** A clean shutdown writes its own checkpoint: nothing taken before is put after it. */
+  stop(): void {
+    this.forget()
+    this.stopped = true
+  }
 }
 
 /**
  * When the next checkpoint is due: once `every` entries were written since the last one, and at
  * least as many bytes of journal as the last checkpoint's serialization took. A checkpoint costs
- * the event loop its live state's serialization and compression (46 to 50 ms for the 6.9 MB of a
- * node with 2,000 open offers, 0.9 s for 62 MB at 20,000: docs/benchmarks.md, 2026-11-30
- * afternoon); tied to the journal written since, that cost stays a bounded share of
+ * the event loop its live state's serialization (25 to 35 ms for the 6.9 MB of a node with 2,000
+ * open offers, 0.25 to 0.3 s for 62 MB at 20,000; the compression, as long again, runs in zlib's
+ * pool: docs/benchmarks.md, 2026-11-30 late afternoon); tied to the journal written since, that cost stays a bounded share of
  * what writing the journal costs, however large the live state grows, and a restart replays at
  * most that much journal after the checkpoint.
  */

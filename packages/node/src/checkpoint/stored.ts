@@ -27,20 +27,45 @@ export interface StoredCheckpoint {
 }
 
 
-/** The stored body of a checkpoint, and how many bytes its serialization took before compression. */
-export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly stored: StoredCheckpoint; readonly serializedBytes: number } => {
-  const serialized = v8.serialize(checkpoint)
-  return {
-    stored: {
-      version: checkpoint.version,
-      encoding: ENCODING,
-      ordinal: checkpoint.ordinal,
-      heads: checkpoint.heads,
-      bytes: zlib.brotliCompressSync(serialized, SEGMENT_BROTLI).toString("base64")
-    },
-    serializedBytes: serialized.length
-  }
+/** A checkpoint taken (serialized: it no longer follows the engine) and not compressed yet. */
+export interface SerializedCheckpoint {
+  readonly version: number
+  readonly ordinal: number
+  readonly heads: ReadonlyArray<readonly [string, number]>
+  readonly serialized: Buffer
 }
+
+/** The synchronous part of a checkpoint's encoding: what must happen between two operations. */
+export const serializeCheckpoint = (checkpoint: EngineCheckpoint): SerializedCheckpoint => ({
+  version: checkpoint.version,
+  ordinal: checkpoint.ordinal,
+  heads: checkpoint.heads,
+  serialized: v8.serialize(checkpoint)
+})
+
+/** The stored body of a serialized checkpoint, given its serialization compressed. */
+const storedOf = (taken: SerializedCheckpoint, compressed: Buffer): StoredCheckpoint => ({
+  version: taken.version,
+  encoding: ENCODING,
+  ordinal: taken.ordinal,
+  heads: taken.heads,
+  bytes: compressed.toString("base64")
+})
+
+/** The stored body of a checkpoint, compressed in the call (a clean shutdown, the tests), and how many bytes its serialization took. */
+export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly stored: StoredCheckpoint; readonly serializedBytes: number } => {
+  const taken = serializeCheckpoint(checkpoint)
+  return { stored: storedOf(taken, zlib.brotliCompressSync(taken.serialized, SEGMENT_BROTLI)), serializedBytes: taken.serialized.length }
+}
+
+/**
+ * The stored body of a serialized checkpoint, compressed in zlib's thread pool: `done` is called on
+ * the event loop with the body, or with nothing if the compression failed (the checkpoint is
+ * skipped; the next one is due as scheduled). The compression was half of a checkpoint's time on the
+ * event loop (docs/benchmarks.md, 2026-11-30 late afternoon).
+ */
+export const compressCheckpoint = (taken: SerializedCheckpoint, done: (stored: StoredCheckpoint | undefined) => void): void =>
+  zlib.brotliCompress(taken.serialized, SEGMENT_BROTLI, (error, compressed) => done(error === null ? storedOf(taken, compressed) : undefined))
 
 /** The document of a stored body, or why it cannot be used. */
 export const decodeCheckpoint = (body: unknown): Either.Either<EngineCheckpoint, string> => {

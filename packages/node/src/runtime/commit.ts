@@ -7,7 +7,7 @@
 import { Deferred, Effect, Ref } from "effect"
 import type { ClusterOutbound } from "../cluster/outbound.ts"
 import { INBOX_KEY } from "../cluster/link.ts"
-import { CHECKPOINT_EVERY, CheckpointSchedule, recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
+import { CHECKPOINT_EVERY, CheckpointSchedule, CheckpointWriter, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { JournalCommitFailed } from "../journal/errors.ts"
@@ -32,8 +32,10 @@ export interface CommitPipeline {
   readonly lastCommit: Effect.Effect<Commit>
   /** `lastCommit`, as a plain call (read-now.ts). */
   readonly lastCommitNow: () => Commit
-  /** Forgets the last batch (the engine was rebuilt from what the store holds). */
+  /** Forgets the last batch (the engine was rebuilt from what the store holds) and the checkpoints taken before. */
   readonly forgetLastCommit: Effect.Effect<void>
+  /** A clean shutdown: no checkpoint taken before is put after the one it writes. */
+  readonly stopCheckpoints: () => void
 }
 
 export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutbound): CommitPipeline => {
@@ -42,6 +44,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
   let batches = 0
   const checkpointEvery = ctx.options.checkpointEvery ?? CHECKPOINT_EVERY
   const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, checkpointEvery)
+  const checkpoints = new CheckpointWriter()
 
   const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
     Effect.gen(function* () {
@@ -51,9 +54,15 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       const inbox = engine.cluster?.takeInboxCursor()
       if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
-      if (!storage.engine.pending) return lastCommit
+      const changed = storage.engine.pending
+      checkpoints.putReady(storage.engine)
+      if (!changed) {
+        // a checkpoint alone changes nothing a read could see: it is written, and reads do not wait for it
+        if (storage.engine.pending) storage.committer.enqueue(storage.engine.drain())
+        return lastCommit
+      }
       if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
-      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine, checkpointEvery)) schedule.wrote(storage.engine.lastOrdinal, recordEngineCheckpoint(storage, engine))
+      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine, checkpointEvery)) schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })
@@ -70,6 +79,8 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
     forgetLastCommit: Effect.sync(() => {
       lastCommit = undefined
       schedule.restart(storage?.engine.lastOrdinal ?? 0)
-    })
+      checkpoints.forget()
+    }),
+    stopCheckpoints: () => checkpoints.stop()
   }
 }

@@ -69,7 +69,7 @@ export const makeNodeRuntime = (options: NodeRuntimeOptions = {}): Effect.Effect
     if (first.engine.cluster !== undefined) yield* awaitClusterGenesis(first.engine.cluster, locked, run, first.finish)
     const stopping = yield* Ref.make(false)
     const beginShutdown = Effect.zipRight(Ref.set(stopping, true), Effect.sync(ctx.gate.stop))
-    yield* Effect.addFinalizer(() => Effect.zipRight(beginShutdown, shutdown(ctx, current, fibers)).pipe(Effect.ensuring(Effect.sync(() => ctx.spill?.close()))))
+    yield* Effect.addFinalizer(() => Effect.zipRight(beginShutdown, shutdown(ctx, commits, current, fibers)).pipe(Effect.ensuring(Effect.sync(() => ctx.spill?.close()))))
     const replaceNetwork = makeReplaceNetwork(ctx, commits, current)
     const advanceTime = makeAdvance({
       ctx,

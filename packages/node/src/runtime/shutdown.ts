@@ -7,11 +7,12 @@ import { Deferred, Effect, Fiber, Ref } from "effect"
 import { CHECKPOINT_EVERY, recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
+import type { CommitPipeline } from "./commit.ts"
 import type { RuntimeContext } from "./context.ts"
 import type { EngineInstance } from "./service.ts"
 import type { TickerFibers } from "./ticker.ts"
 
-export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, fibers: TickerFibers): Effect.Effect<void> =>
+export const shutdown = (ctx: RuntimeContext, commits: CommitPipeline, current: Ref.Ref<EngineInstance>, fibers: TickerFibers): Effect.Effect<void> =>
   Effect.gen(function* () {
     const { storage, captures, offset } = ctx
     yield* Fiber.interrupt(fibers.ticker)
@@ -25,6 +26,7 @@ export const shutdown = (ctx: RuntimeContext, current: Ref.Ref<EngineInstance>, 
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
         recordDerivedIndexes(storage, engine.network)
+        commits.stopCheckpoints()
         if (writesCheckpoints(storage, engine, ctx.options.checkpointEvery ?? CHECKPOINT_EVERY)) recordEngineCheckpoint(storage, engine)
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })

@@ -1,0 +1,117 @@
+/**
+ * A running node's checkpoints are compressed off the event loop and put with a later batch
+ * (`CheckpointWriter`): only the newest of those compressed meanwhile, never one taken before the
+ * engine was rebuilt from the store, never one after a clean shutdown's own.
+ */
+import { makeMemoryBacking } from "@sandnet/store"
+import { SIMULATION_EPOCH } from "@sandnet/core"
+import { Effect, Either } from "effect"
+import { describe, expect, it } from "vitest"
+import type { EngineInstance } from "../src/index.ts"
+import { CheckpointWriter } from "../src/checkpoint/record.ts"
+import { decodeCheckpoint, type SerializedCheckpoint, type StoredCheckpoint } from "../src/checkpoint/stored.ts"
+import { startOnBacking } from "./memory-node.ts"
+
+/** A compressor that holds each compression until the test releases it, in any order. */
+const heldCompressor = () => {
+  const held: Array<() => void> = []
+  const compress = (taken: SerializedCheckpoint, done: (stored: StoredCheckpoint | undefined) => void) =>
+    void held.push(() => done({ version: taken.version, encoding: "test", ordinal: taken.ordinal, heads: taken.heads, bytes: taken.serialized.toString("base64") }))
+  return { compress, release: (i: number) => held[i]!() }
+}
+
+const taken = (ordinal: number): SerializedCheckpoint => ({ version: 1, ordinal, heads: [["participant/sv1", ordinal]], serialized: Buffer.from(`state at ${ordinal}`) })
+
+/** What a batch's recorder was given. */
+const recorder = () => {
+  const puts: Array<number> = []
+  return { puts, put: (_stream: string, _key: string, body: unknown) => void puts.push((body as StoredCheckpoint).ordinal) }
+}
+
+describe("CheckpointWriter", () => {
+  it("puts a compressed checkpoint once, with the next batch, and the newest when a later one overtook it", () => {
+    const { compress, release } = heldCompressor()
+    const writer = new CheckpointWriter(compress)
+    const batch = recorder()
+    expect(writer.start(taken(100))).toBe(Buffer.from("state at 100").length)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([]) // still compressing
+    release(0)
+    writer.putReady(batch)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([100])
+    writer.start(taken(200))
+    writer.start(taken(300))
+    release(1)
+    release(0) // the first, already put: nothing
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([100, 200])
+    writer.start(taken(400))
+    writer.start(taken(500))
+    release(3) // 500 before 400
+    release(2)
+    release(4)
+    writer.putReady(batch)
+    writer.putReady(batch)
+    // 300 was overtaken by 500 in the pool (both compressed between two batches), 400 by 500
+    expect(batch.puts).toEqual([100, 200, 500])
+  })
+
+  it("drops what was taken before the engine was rebuilt from the store, and everything after a clean shutdown's own", () => {
+    const { compress, release } = heldCompressor()
+    const writer = new CheckpointWriter(compress)
+    const batch = recorder()
+    writer.start(taken(100))
+    writer.forget() // a reset
+    release(0)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([])
+    // after the reset the journal's ordinals may start lower: a checkpoint of ordinal 50 is put
+    writer.start(taken(50))
+    release(1)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([50])
+    writer.start(taken(80))
+    writer.stop()
+    release(2)
+    writer.start(taken(90))
+    release(3)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([50])
+  })
+})
+
+const storedCheckpoint = (backing: ReturnType<typeof makeMemoryBacking>) => {
+  const row = backing.snapshots.get("checkpoint")?.get("engine")
+  return row === undefined ? undefined : Either.getOrThrow(decodeCheckpoint(JSON.parse(row)))
+}
+
+describe("a running node's checkpoint", () => {
+  it("lands in the store with no operation after the one that took it, covering what was committed", async () => {
+    const backing = makeMemoryBacking()
+    // ticks every 5 ms: what puts a checkpoint compressed after the last operation
+    const node = await startOnBacking(backing, { wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, checkpointEvery: 20 })
+    try {
+      const wallet = <A, E>(f: (w: EngineInstance["wallets"][number]) => Effect.Effect<A, E>) =>
+        Effect.runPromise(Effect.either(node.runtime.run((engine) => f(engine.wallets[0]!))))
+      expect((await wallet((w) => w.onboardUser({ name: "alice" })))._tag).toBe("Right")
+      // operations until one crosses the 20th entry: that one takes the checkpoint, and none follows it
+      let ordinal = await Effect.runPromise(node.runtime.flush)
+      while (ordinal < 20) {
+        expect((await wallet((w) => w.tap("alice", { amount: "1.0" })))._tag).toBe("Right")
+        ordinal = await Effect.runPromise(node.runtime.flush)
+      }
+      let checkpoint = storedCheckpoint(backing)
+      for (let i = 0; i < 200 && checkpoint?.ordinal !== ordinal; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+        checkpoint = storedCheckpoint(backing)
+      }
+      expect(checkpoint?.ordinal).toBe(ordinal)
+      // its heads are entries the store holds
+      const streams = await Effect.runPromise(node.store.readAll())
+      for (const [stream, seq] of checkpoint!.heads) expect(streams.get(stream)?.length ?? 0).toBeGreaterThanOrEqual(seq)
+    } finally {
+      await node.close()
+    }
+  }, 60_000)
+})
