@@ -169,23 +169,34 @@ describe("a restart from the engine checkpoint", () => {
     }
   }, 120_000)
 
-  it("a checkpoint that decodes but does not fit the network is given up for the journals, replayed whole", async () => {
-    const backing = await afterCleanShutdown()
-    const rows = backing.snapshots.get("checkpoint")!
-    const stored = JSON.parse(rows.get("engine")!) as StoredCheckpoint
-    const checkpoint = Either.getOrThrow(decodeCheckpoint(stored))
-    rows.set("engine", JSON.stringify(encodeCheckpoint({ ...checkpoint, participants: checkpoint.participants.slice(1) }).stored))
-    const whole = await startRuntime(backing)
-    try {
-      // what the ready line reports: the journals whole, not the checkpoint given up
-      const from = Option.getOrThrow(whole.runtime.storage).startedFrom()
-      expect(from).toEqual({ checkpointOrdinal: undefined, replayCount: initialOf(whole).entryCount })
-      const engine = await Effect.runPromise(whole.runtime.engine)
-      expect(engine.network.validators[0]!.participant.logic.ledgerEnd).toBeGreaterThan(40)
-      expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t0"))).toMatchObject({ _tag: "Right", right: { status: "created" } })
-      expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t13"))).toMatchObject({ _tag: "Right", right: { status: "accepted" } })
-    } finally {
-      await whole.close()
+  it("a checkpoint that decodes but does not fit the network, or a wallet, is given up for the journals, replayed whole", async () => {
+    const misfits: ReadonlyArray<(checkpoint: Node.EngineCheckpoint) => Node.EngineCheckpoint> = [
+      (checkpoint) => ({ ...checkpoint, participants: checkpoint.participants.slice(1) }),
+      // a wallet's history index past its participant's log: the wallet's restore refuses it
+      (checkpoint) => ({ ...checkpoint, wallets: checkpoint.wallets.map(([name, w]) => [name, { ...w, ledgerEnd: w.ledgerEnd + 100_000 }] as const) })
+    ]
+    for (const misfit of misfits) {
+      const backing = await afterCleanShutdown()
+      const rows = backing.snapshots.get("checkpoint")!
+      const checkpoint = Either.getOrThrow(decodeCheckpoint(JSON.parse(rows.get("engine")!) as StoredCheckpoint))
+      rows.set("engine", JSON.stringify(encodeCheckpoint(misfit(checkpoint)).stored))
+      const whole = await startRuntime(backing)
+      try {
+        // what the ready line reports: the journals whole, not the checkpoint given up
+        const from = Option.getOrThrow(whole.runtime.storage).startedFrom()
+        expect(from).toEqual({ checkpointOrdinal: undefined, replayCount: initialOf(whole).entryCount })
+        const engine = await Effect.runPromise(whole.runtime.engine)
+        expect(engine.network.validators[0]!.participant.logic.ledgerEnd).toBeGreaterThan(40)
+        expect(engine.wallets).toHaveLength(1)
+        expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t0"))).toMatchObject({ _tag: "Right", right: { status: "created" } })
+        expect(await wallet(whole.runtime, (w) => w.getTransferOfferStatus("alice", "t13"))).toMatchObject({ _tag: "Right", right: { status: "accepted" } })
+        // the node goes on from the journals, and commits what it does
+        // (its own command id: the manual clock never moves, and a tap's default id is the time and a counter a start begins again)
+        expect((await wallet(whole.runtime, (w) => w.tap("alice", { amount: "1.0", command_id: "after-the-fallback" })))._tag).toBe("Right")
+        expect(await Effect.runPromise(whole.runtime.flush)).toBeGreaterThan(initialOf(whole).entryCount)
+      } finally {
+        await whole.close()
+      }
     }
   }, 120_000)
 

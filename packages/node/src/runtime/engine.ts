@@ -45,10 +45,11 @@ export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineS
     if (started.capture !== undefined) ctx.captures.set(instance, started.capture)
     const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals, started.walletCheckpoints)
     // One process, one network: genesis is done by now. In a cluster the runtime finishes the
-    // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts).
+    // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts); its
+    // processes write no checkpoints, so their wallets have none that could fail to fit.
     if (cluster === undefined) yield* Effect.ensuring(finish, Effect.sync(release))
     else release()
-    return { engine: instance, capture: started.capture, finish }
+    return { engine: instance, capture: started.capture, finish: Effect.orDie(finish) }
   })
 
 /** In a network spread over processes: this process's side of it, from the stored inbox cursor, routing the queue's messages for other processes. */
