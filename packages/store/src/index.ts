@@ -29,6 +29,7 @@ export { writeNowOf, type WriteNow } from "./sync-write.ts"
 export {
   DEFAULT_SCHEMA,
   dropSchema,
+  LARGE_BODY_CHARS,
   migrate,
   MIGRATIONS_TABLE,
   type SqlStoreOptions,

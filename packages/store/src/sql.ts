@@ -259,6 +259,21 @@ const loadHeads = ({ sql, streams }: Tables) =>
   )
 
 /**
+ * Key-value bodies this long or longer are kept out of line (TOAST), and a put that replaces one
+ * leaves the old one's chunks behind until a VACUUM reclaims them: PGlite runs none of its own
+ * (single-user, no autovacuum), and a server may not either. The engine checkpoint is such a row,
+ * replaced every 20,000 journal entries or more: on PGlite ten puts of 2 MB left the table at
+ * 21 MB; vacuumed after each, it stayed at 4 MB (docs/storage.md, "Engine checkpoints").
+ */
+export const LARGE_BODY_CHARS = 256 * 1024
+
+/** After a commit that put a large body: the table's dead versions made reusable (not part of the commit: a failure is only said). */
+const vacuumAfterLargePuts = ({ sql, snapshots, schema }: Tables, plan: CommitPlan): Effect.Effect<void> =>
+  plan.snapshotOps.some((op) => op.json !== null && op.json.length >= LARGE_BODY_CHARS)
+    ? sql`VACUUM ${snapshots}`.pipe(Effect.asVoid, Effect.catchAll((error) => Effect.logWarning(`VACUUM of ${schema}.snapshots failed: ${error.message}`)))
+    : Effect.void
+
+/**
  * The writer's database side: heads, commits, resets. The mirror follows the commits; a failed
  * commit (it may have reached the database) or a reset stops it until the next full read.
  */
@@ -272,13 +287,14 @@ const sqlWriterBackend = (tables: Tables, mirror: JournalMirror | undefined): Wr
         sql`DELETE FROM ${streams} WHERE stream = ${stream}`,
         sql`DELETE FROM ${snapshots} WHERE stream = ${stream}`
       ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
-  if (mirror === undefined) return { loadHeads: loadHeads(tables), commit: (plan) => commitPlan(tables, plan), reset }
+  if (mirror === undefined) return { loadHeads: loadHeads(tables), commit: (plan) => Effect.zipLeft(commitPlan(tables, plan), vacuumAfterLargePuts(tables, plan)), reset }
   return {
     loadHeads: loadHeads(tables),
     commit: (plan) =>
       commitPlan(tables, plan).pipe(
         Effect.tap(() => Effect.sync(() => mirror.committed(plan.entries))),
-        Effect.tapError(() => Effect.sync(mirror.unsync))
+        Effect.tapError(() => Effect.sync(mirror.unsync)),
+        Effect.zipLeft(vacuumAfterLargePuts(tables, plan))
       ),
     reset: (stream) => Effect.ensuring(reset(stream), Effect.sync(mirror.unsync))
   }

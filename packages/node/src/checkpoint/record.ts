@@ -93,9 +93,10 @@ export class CheckpointWriter {
  * least as many bytes of journal as the last checkpoint's serialization took. A checkpoint costs
  * the event loop its live state's serialization (25 to 35 ms for the 6.9 MB of a node with 2,000
  * open offers, 0.25 to 0.3 s for 62 MB at 20,000; the compression, as long again, runs in zlib's
- * pool: docs/benchmarks.md, 2026-11-30 late afternoon); tied to the journal written since, that cost stays a bounded share of
- * what writing the journal costs, however large the live state grows, and a restart replays at
- * most that much journal after the checkpoint.
+ * pool: docs/benchmarks.md, 2026-11-30 late afternoon), and the store the compressed row; tied
+ * to the journal written since, that cost stays a bounded share of what writing the journal
+ * costs, however large the live state grows, and a restart replays at most that much journal
+ * after the checkpoint.
  */
 export class CheckpointSchedule {
   private lastBytes = 0
