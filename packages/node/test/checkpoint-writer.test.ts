@@ -29,32 +29,28 @@ const recorder = () => {
 }
 
 describe("CheckpointWriter", () => {
-  it("puts a compressed checkpoint once, with the next batch, and the newest when a later one overtook it", () => {
+  it("puts a compressed checkpoint once, with the next batch, and takes no other while one compresses", () => {
     const { compress, release } = heldCompressor()
     const writer = new CheckpointWriter(compress)
     const batch = recorder()
     expect(writer.start(taken(100))).toBe(Buffer.from("state at 100").length)
+    expect(writer.canTake).toBe(false)
+    expect(() => writer.start(taken(150))).toThrow(/while another one compresses/)
     writer.putReady(batch)
     expect(batch.puts).toEqual([]) // still compressing
     release(0)
+    expect(writer.canTake).toBe(true)
     writer.putReady(batch)
     writer.putReady(batch)
     expect(batch.puts).toEqual([100])
+    // two compressed between two batches: the newer is put
     writer.start(taken(200))
-    writer.start(taken(300))
     release(1)
-    release(0) // the first, already put: nothing
-    writer.putReady(batch)
-    expect(batch.puts).toEqual([100, 200])
-    writer.start(taken(400))
-    writer.start(taken(500))
-    release(3) // 500 before 400
+    writer.start(taken(300))
     release(2)
-    release(4)
     writer.putReady(batch)
     writer.putReady(batch)
-    // 300 was overtaken by 500 in the pool (both compressed between two batches), 400 by 500
-    expect(batch.puts).toEqual([100, 200, 500])
+    expect(batch.puts).toEqual([100, 300])
   })
 
   it("drops what was taken before the engine was rebuilt from the store, and everything after a clean shutdown's own", () => {
@@ -71,11 +67,16 @@ describe("CheckpointWriter", () => {
     release(1)
     writer.putReady(batch)
     expect(batch.puts).toEqual([50])
+    // an older ordinal than the one put (in one generation) is not put over it
+    writer.start(taken(40))
+    release(2)
+    writer.putReady(batch)
+    expect(batch.puts).toEqual([50])
     writer.start(taken(80))
     writer.stop()
-    release(2)
-    writer.start(taken(90))
     release(3)
+    writer.start(taken(90))
+    release(4)
     writer.putReady(batch)
     expect(batch.puts).toEqual([50])
   })

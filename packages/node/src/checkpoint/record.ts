@@ -5,6 +5,7 @@
  * this one process writes one (a process of a cluster journals only its own nodes' streams; its
  * checkpoint would hold the others' empty state).
  */
+import { invariant } from "@sandnet/core"
 import type { NodeStorageService } from "../storage/node-storage.ts"
 import { Streams } from "../journal/streams.ts"
 import type { EngineInstance } from "../runtime/service.ts"
@@ -33,12 +34,19 @@ export const recordEngineCheckpoint = (storage: NodeStorageService, engine: Engi
 }
 
 /**
+ * Checkpoints compressing at once, at most: each holds its serialization (62 MB at 20,000 open
+ * offers) until its compression ends. One due meanwhile waits for it (the schedule asks again at
+ * the next batch).
+ */
+export const MAX_CHECKPOINTS_COMPRESSING = 1
+
+/**
  * A running node's checkpoints: taken between two operations (the live state serialized, covering
  * what the recorder recorded so far), compressed in zlib's thread pool meanwhile, and put with the
  * first batch drained after that (the ticker's at the latest). The entries it covers were enqueued
  * before it, so it is committed after them (the committer writes batches in order and fails all
  * that follow a failed one). One taken before the engine was rebuilt from the store (a reset, a
- * restore, a heal) is dropped, and so is one that a later checkpoint overtook in the pool.
+ * restore, a heal) is dropped; one compresses at a time.
  */
 export class CheckpointWriter {
   /** Bumped whenever the engine is rebuilt from the store: a compression of an older one is dropped. */
@@ -46,6 +54,7 @@ export class CheckpointWriter {
   private ready: StoredCheckpoint | undefined
   private putOrdinal = -1
   private stopped = false
+  private compressing = 0
 
   constructor(private readonly compress: typeof compressCheckpoint = compressCheckpoint) {}
 
@@ -54,10 +63,18 @@ export class CheckpointWriter {
     return this.start(serializeCheckpoint(checkpointNow(storage, engine)))
   }
 
+  /** Whether another checkpoint may be taken now (`MAX_CHECKPOINTS_COMPRESSING`). */
+  get canTake(): boolean {
+    return this.compressing < MAX_CHECKPOINTS_COMPRESSING
+  }
+
   /** Starts the compression of a checkpoint taken; its serialized size. */
   start(taken: SerializedCheckpoint): number {
+    invariant(this.canTake, "a checkpoint taken while another one compresses")
     const generation = this.generation
+    this.compressing += 1
     this.compress(taken, (stored) => {
+      this.compressing -= 1
       if (stored === undefined || generation !== this.generation || this.stopped) return
       if (this.ready === undefined || this.ready.ordinal < stored.ordinal) this.ready = stored
     })

@@ -62,7 +62,9 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
         return lastCommit
       }
       if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
-      if (schedule.due(storage.engine.lastOrdinal) && writesCheckpoints(storage, engine, checkpointEvery)) schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
+      if (schedule.due(storage.engine.lastOrdinal) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
+        schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
+      }
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
     })
