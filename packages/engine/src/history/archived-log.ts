@@ -133,6 +133,12 @@ export interface ArchivedLogImage<T> {
   readonly segmentEntries: number
   readonly segments: ReadonlyArray<{ readonly compressed: Uint8Array; readonly starts: Uint32Array }>
   readonly hot: ReadonlyArray<T>
+  /**
+   * The hot entries the log tolerated before archiving on a push (after a hold: `tolerated`), so
+   * that the restored log archives where the live one would have. Absent in images written before
+   * it was kept: the restored log then tolerates its hot entries.
+   */
+  readonly tolerated?: number
 }
 
 export class ArchivedLog<T> implements Iterable<T> {
@@ -168,7 +174,8 @@ export class ArchivedLog<T> implements Iterable<T> {
     return {
       segmentEntries: this.limits.segmentEntries,
       segments: this.segments.map((s) => ({ compressed: s.compressed.read(), starts: s.starts })),
-      hot: this.hot.slice()
+      hot: this.hot.slice(),
+      tolerated: this.tolerated
     }
   }
 
@@ -187,7 +194,7 @@ export class ArchivedLog<T> implements Iterable<T> {
     }
     this.archived = image.segments.length * image.segmentEntries
     this.hot = image.hot.slice()
-    if (!this.held) this.tolerated = this.hot.length + this.allowance()
+    if (!this.held) this.tolerated = image.tolerated ?? this.hot.length + this.allowance()
   }
 
   /** Entries held as compressed segments (the rest are objects). */
