@@ -150,7 +150,7 @@ describe("a restart from the engine checkpoint", () => {
       // a stream shorter than the checkpoint's head: it was reset since
       (stored) => {
         const checkpoint = Either.getOrThrow(decodeCheckpoint(stored))
-        return encodeCheckpoint({ ...checkpoint, heads: checkpoint.heads.map(([stream, seq]) => [stream, stream.startsWith("wallet/") ? seq + 1000 : seq] as const) }).stored
+        return encodeCheckpoint({ ...checkpoint, heads: checkpoint.heads.map(([stream, seq]) => [stream, stream.startsWith("wallet/") ? seq + 1000 : seq] as const) })
       }
     ]
     for (const corrupt of corruptions) {
@@ -179,7 +179,7 @@ describe("a restart from the engine checkpoint", () => {
       const backing = await afterCleanShutdown()
       const rows = backing.snapshots.get("checkpoint")!
       const checkpoint = Either.getOrThrow(decodeCheckpoint(JSON.parse(rows.get("engine")!) as StoredCheckpoint))
-      rows.set("engine", JSON.stringify(encodeCheckpoint(misfit(checkpoint)).stored))
+      rows.set("engine", JSON.stringify(encodeCheckpoint(misfit(checkpoint))))
       const whole = await startRuntime(backing)
       try {
         // what the ready line reports: the journals whole, not the checkpoint given up

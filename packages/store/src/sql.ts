@@ -287,16 +287,17 @@ const sqlWriterBackend = (tables: Tables, mirror: JournalMirror | undefined): Wr
         sql`DELETE FROM ${streams} WHERE stream = ${stream}`,
         sql`DELETE FROM ${snapshots} WHERE stream = ${stream}`
       ], { discard: true }).pipe(sql.withTransaction)).pipe(Effect.mapError(storageError("reset")))
-  if (mirror === undefined) return { loadHeads: loadHeads(tables), commit: (plan) => Effect.zipLeft(commitPlan(tables, plan), vacuumAfterLargePuts(tables, plan)), reset }
+  const committed = (plan: CommitPlan) =>
+    mirror === undefined
+      ? commitPlan(tables, plan)
+      : commitPlan(tables, plan).pipe(
+        Effect.tap(() => Effect.sync(() => mirror.committed(plan.entries))),
+        Effect.tapError(() => Effect.sync(mirror.unsync))
+      )
   return {
     loadHeads: loadHeads(tables),
-    commit: (plan) =>
-      commitPlan(tables, plan).pipe(
-        Effect.tap(() => Effect.sync(() => mirror.committed(plan.entries))),
-        Effect.tapError(() => Effect.sync(mirror.unsync)),
-        Effect.zipLeft(vacuumAfterLargePuts(tables, plan))
-      ),
-    reset: (stream) => Effect.ensuring(reset(stream), Effect.sync(mirror.unsync))
+    commit: (plan) => Effect.zipLeft(committed(plan), vacuumAfterLargePuts(tables, plan)),
+    reset: mirror === undefined ? reset : (stream) => Effect.ensuring(reset(stream), Effect.sync(mirror.unsync))
   }
 }
 

@@ -30,7 +30,7 @@ const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
 
 /** Puts the engine's checkpoint, compressed in the call, with the recorder's next batch, covering what it recorded so far (a clean shutdown). */
 export const recordEngineCheckpoint = (storage: NodeStorageService, engine: EngineInstance): void => {
-  storage.engine.put(Streams.checkpoint, CHECKPOINT_KEY, encodeCheckpoint(checkpointNow(storage, engine)).stored)
+  storage.engine.put(Streams.checkpoint, CHECKPOINT_KEY, encodeCheckpoint(checkpointNow(storage, engine)))
 }
 
 /**

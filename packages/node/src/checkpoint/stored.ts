@@ -26,7 +26,6 @@ export interface StoredCheckpoint {
   readonly bytes: string
 }
 
-
 /** A checkpoint taken (serialized: it no longer follows the engine) and not compressed yet. */
 export interface SerializedCheckpoint {
   readonly version: number
@@ -52,10 +51,10 @@ const storedOf = (taken: SerializedCheckpoint, compressed: Buffer): StoredCheckp
   bytes: compressed.toString("base64")
 })
 
-/** The stored body of a checkpoint, compressed in the call (a clean shutdown, the tests), and how many bytes its serialization took. */
-export const encodeCheckpoint = (checkpoint: EngineCheckpoint): { readonly stored: StoredCheckpoint; readonly serializedBytes: number } => {
+/** The stored body of a checkpoint, compressed in the call (a clean shutdown, the tests). */
+export const encodeCheckpoint = (checkpoint: EngineCheckpoint): StoredCheckpoint => {
   const taken = serializeCheckpoint(checkpoint)
-  return { stored: storedOf(taken, zlib.brotliCompressSync(taken.serialized, SEGMENT_BROTLI)), serializedBytes: taken.serialized.length }
+  return storedOf(taken, zlib.brotliCompressSync(taken.serialized, SEGMENT_BROTLI))
 }
 
 /**
