@@ -4,13 +4,16 @@
  * whole (the same store, `fromCheckpoint: false`): wallet reads, every history log, the derived
  * indexes (ACS and scan digests), a new offer accepted on both.
  */
+import * as v8 from "node:v8"
+import * as zlib from "node:zlib"
 import { SIMULATION_EPOCH } from "@sandnet/core"
 import { historyLogsOf, type WalletState } from "@sandnet/engine"
 import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
 import { Effect, Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Node from "../src/index.ts"
-import { decodeCheckpoint, encodeCheckpoint, type StoredCheckpoint } from "../src/checkpoint/stored.ts"
+import { SEGMENT_KEY_PREFIX, segmentBytes, segmentRowKey } from "../src/checkpoint/segments.ts"
+import { compressCheckpointNow, decodeCheckpoint, serializeCheckpoint, type StoredCheckpoint } from "../src/checkpoint/stored.ts"
 import { crashCopy, startOnBacking } from "./memory-node.ts"
 
 const SMALL_HISTORY = { hotEntries: 4, segmentEntries: 3, deferUpTo: 6 }
@@ -85,6 +88,23 @@ const workload = async (node: Started) => {
   return { bobParty, open }
 }
 
+/** The stored checkpoint's segment rows, by hash. */
+const segmentRows = (backing: MemoryBacking): Map<string, string> =>
+  new Map([...(backing.snapshots.get("checkpoint") ?? new Map<string, string>())].filter(([key]) => key.startsWith(SEGMENT_KEY_PREFIX)).map(([key, body]) => [key.slice(SEGMENT_KEY_PREFIX.length), body] as const))
+
+/** The stored checkpoint's document. */
+const storedDocument = (backing: MemoryBacking, body: StoredCheckpoint = JSON.parse(backing.snapshots.get("checkpoint")!.get("engine")!) as StoredCheckpoint) => {
+  const rows = segmentRows(backing)
+  return Either.getOrThrow(decodeCheckpoint(body, (hash) => segmentBytes(JSON.parse(rows.get(hash) ?? "null"))))
+}
+
+/** A checkpoint's document encoded again, naming the segment rows the store holds. */
+const encodeOver = (backing: MemoryBacking, checkpoint: Node.EngineCheckpoint): StoredCheckpoint => {
+  const taken = serializeCheckpoint(checkpoint, new Set(segmentRows(backing).keys()))
+  expect(taken.fresh.size).toBe(0)
+  return compressCheckpointNow(taken)
+}
+
 /** A store after the workload and a clean shutdown (which writes a checkpoint of everything). */
 const afterCleanShutdown = async (): Promise<MemoryBacking> => {
   const backing = makeMemoryBacking()
@@ -144,19 +164,68 @@ describe("a restart from the engine checkpoint", () => {
     }
   }, 120_000)
 
+  it("keeps the history's segments as rows of their own: each named by a checkpoint, none left that no checkpoint names", async () => {
+    const backing = await afterCleanShutdown()
+    const named = (b: MemoryBacking) => new Set((JSON.parse(b.snapshots.get("checkpoint")!.get("engine")!) as StoredCheckpoint).segments)
+    const first = named(backing)
+    expect(first.size).toBeGreaterThan(5)
+    expect(new Set(segmentRows(backing).keys())).toEqual(first)
+    // a row a lost batch could leave behind: the next checkpoint deletes it
+    backing.snapshots.get("checkpoint")!.set(segmentRowKey("left-behind"), JSON.stringify({ bytes: "AAAA" }))
+    const second = await startRuntime(backing)
+    try {
+      expect(initialOf(second).replayCount).toBe(0)
+      expect((await wallet(second.runtime, (w) => w.tap("alice", { amount: "1.0", command_id: "after-the-restart" })))._tag).toBe("Right")
+    } finally {
+      await second.close()
+    }
+    const last = named(backing)
+    expect(new Set(segmentRows(backing).keys())).toEqual(last)
+    // the history only grows here: every segment of the first checkpoint is still named
+    for (const hash of first) expect(last.has(hash)).toBe(true)
+  }, 120_000)
+
+  it("reads a checkpoint written before segment rows (the segments inside it)", async () => {
+    const backing = await afterCleanShutdown()
+    const rows = backing.snapshots.get("checkpoint")!
+    const stored = JSON.parse(rows.get("engine")!) as StoredCheckpoint
+    const whole = { version: stored.version, encoding: "v8+brotli1+base64", ordinal: stored.ordinal, heads: stored.heads, bytes: zlib.brotliCompressSync(v8.serialize(storedDocument(backing))).toString("base64") }
+    for (const hash of segmentRows(backing).keys()) rows.delete(segmentRowKey(hash))
+    rows.set("engine", JSON.stringify(whole))
+    const second = await startRuntime(backing)
+    try {
+      expect(initialOf(second).checkpointOrdinal).toBe(stored.ordinal)
+      expect(initialOf(second).replayCount).toBe(0)
+      expect(await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t13"))).toMatchObject({ _tag: "Right", right: { status: "accepted" } })
+      const history = await Effect.runPromise(second.runtime.read((e) => Effect.sync(() => historyLogsOf(e.network).map((log) => [...log].length))))
+      expect(history.some((n) => n > 10)).toBe(true)
+    } finally {
+      await second.close()
+    }
+    // its first checkpoint (the shutdown's) puts the segments as rows
+    expect(new Set(segmentRows(backing).keys())).toEqual(new Set((JSON.parse(rows.get("engine")!) as StoredCheckpoint).segments))
+    expect(segmentRows(backing).size).toBeGreaterThan(5)
+  }, 120_000)
+
   it("a checkpoint that does not decode, or is stale, is ignored: the journals are replayed whole", async () => {
-    const corruptions: ReadonlyArray<(stored: StoredCheckpoint) => StoredCheckpoint> = [
+    const corruptions: ReadonlyArray<(stored: StoredCheckpoint, backing: MemoryBacking) => StoredCheckpoint> = [
       (stored) => ({ ...stored, bytes: stored.bytes.slice(0, 100) }),
       // a stream shorter than the checkpoint's head: it was reset since
-      (stored) => {
-        const checkpoint = Either.getOrThrow(decodeCheckpoint(stored))
-        return encodeCheckpoint({ ...checkpoint, heads: checkpoint.heads.map(([stream, seq]) => [stream, stream.startsWith("wallet/") ? seq + 1000 : seq] as const) })
+      (stored, backing) => {
+        const checkpoint = storedDocument(backing, stored)
+        return encodeOver(backing, { ...checkpoint, heads: checkpoint.heads.map(([stream, seq]) => [stream, stream.startsWith("wallet/") ? seq + 1000 : seq] as const) })
+      },
+      // a segment row it names is missing
+      (stored, backing) => {
+        expect(stored.segments?.length).toBeGreaterThan(0)
+        backing.snapshots.get("checkpoint")!.delete(segmentRowKey(stored.segments![0]!))
+        return stored
       }
     ]
     for (const corrupt of corruptions) {
       const backing = await afterCleanShutdown()
       const rows = backing.snapshots.get("checkpoint")!
-      rows.set("engine", JSON.stringify(corrupt(JSON.parse(rows.get("engine")!) as StoredCheckpoint)))
+      rows.set("engine", JSON.stringify(corrupt(JSON.parse(rows.get("engine")!) as StoredCheckpoint, backing)))
       const second = await startRuntime(backing)
       try {
         const initial = initialOf(second)
@@ -178,8 +247,7 @@ describe("a restart from the engine checkpoint", () => {
     for (const misfit of misfits) {
       const backing = await afterCleanShutdown()
       const rows = backing.snapshots.get("checkpoint")!
-      const checkpoint = Either.getOrThrow(decodeCheckpoint(JSON.parse(rows.get("engine")!) as StoredCheckpoint))
-      rows.set("engine", JSON.stringify(encodeCheckpoint(misfit(checkpoint))))
+      rows.set("engine", JSON.stringify(encodeOver(backing, misfit(storedDocument(backing)))))
       const whole = await startRuntime(backing)
       try {
         // what the ready line reports: the journals whole, not the checkpoint given up

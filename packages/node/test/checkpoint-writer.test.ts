@@ -9,6 +9,7 @@ import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { EngineInstance } from "../src/index.ts"
 import { CheckpointWriter } from "../src/checkpoint/record.ts"
+import { segmentBytes, segmentRowKey } from "../src/checkpoint/segments.ts"
 import { decodeCheckpoint, type SerializedCheckpoint, type StoredCheckpoint } from "../src/checkpoint/stored.ts"
 import { startOnBacking } from "./memory-node.ts"
 
@@ -16,22 +17,38 @@ import { startOnBacking } from "./memory-node.ts"
 const heldCompressor = () => {
   const held: Array<() => void> = []
   const compress = (taken: SerializedCheckpoint, done: (stored: StoredCheckpoint | undefined) => void) =>
-    void held.push(() => done({ version: taken.version, encoding: "test", ordinal: taken.ordinal, heads: taken.heads, bytes: taken.serialized.toString("base64") }))
+    void held.push(() => done({ version: taken.version, encoding: "test", ordinal: taken.ordinal, heads: taken.heads, segments: taken.segments, bytes: taken.serialized.toString("base64") }))
   return { compress, release: (i: number) => held[i]!() }
 }
 
-const taken = (ordinal: number): SerializedCheckpoint => ({ version: 1, ordinal, heads: [["participant/sv1", ordinal]], serialized: Buffer.from(`state at ${ordinal}`) })
+const taken = (ordinal: number, segments: ReadonlyArray<string> = [], fresh: ReadonlyArray<string> = []): SerializedCheckpoint => ({
+  version: 1,
+  ordinal,
+  heads: [["participant/sv1", ordinal]],
+  serialized: Buffer.from(`state at ${ordinal}`),
+  segments,
+  fresh: new Map(fresh.map((hash) => [hash, Buffer.from(`segment ${hash}`)]))
+})
 
-/** What a batch's recorder was given. */
+/** What a batch's recorder was given: the checkpoints' ordinals, and every row put or deleted. */
 const recorder = () => {
   const puts: Array<number> = []
-  return { puts, put: (_stream: string, _key: string, body: unknown) => void puts.push((body as StoredCheckpoint).ordinal) }
+  const rows: Array<string> = []
+  return {
+    puts,
+    rows,
+    put: (_stream: string, key: string, body: unknown) => {
+      rows.push(`put ${key}`)
+      if (key === "engine") puts.push((body as StoredCheckpoint).ordinal)
+    },
+    delete: (_stream: string, key: string) => void rows.push(`delete ${key}`)
+  }
 }
 
 describe("CheckpointWriter", () => {
   it("puts a compressed checkpoint once, with the next batch, and takes no other while one compresses", () => {
     const { compress, release } = heldCompressor()
-    const writer = new CheckpointWriter(compress)
+    const writer = new CheckpointWriter(new Set(), compress)
     const batch = recorder()
     expect(writer.start(taken(100))).toBe(Buffer.from("state at 100").length)
     expect(writer.canTake).toBe(false)
@@ -55,7 +72,7 @@ describe("CheckpointWriter", () => {
 
   it("drops what was taken before the engine was rebuilt from the store, and everything after a clean shutdown's own", () => {
     const { compress, release } = heldCompressor()
-    const writer = new CheckpointWriter(compress)
+    const writer = new CheckpointWriter(new Set(), compress)
     const batch = recorder()
     writer.start(taken(100))
     writer.forget() // a reset
@@ -82,9 +99,39 @@ describe("CheckpointWriter", () => {
   })
 })
 
+describe("CheckpointWriter's segment rows", () => {
+  it("puts each segment once, deletes in the same batch those no checkpoint names any more, and forgets what the store holds at a reset", () => {
+    const { compress, release } = heldCompressor()
+    // the store holds a and b (a start lists them)
+    const writer = new CheckpointWriter(new Set(["a", "b"]), compress)
+    const batch = recorder()
+    writer.start(taken(100, ["b", "c"], ["c"]))
+    release(0)
+    writer.putReady(batch)
+    expect(batch.rows).toEqual(["put segment/c", "delete segment/a", "put engine"])
+    writer.start(taken(200, ["b", "c", "d"], ["d"]))
+    release(1)
+    batch.rows.length = 0
+    writer.putReady(batch)
+    expect(batch.rows).toEqual(["put segment/d", "put engine"])
+    // a checkpoint naming a segment the store does not hold, without its bytes, is a bug: it fails loudly
+    writer.start(taken(300, ["b", "e"]))
+    release(2)
+    expect(() => writer.putReady(batch)).toThrow(/neither stored nor taken with it/)
+    // a reset empties the checkpoint stream: the next checkpoint puts all it names
+    writer.forget()
+    writer.start(taken(50, ["b"], ["b"]))
+    release(3)
+    batch.rows.length = 0
+    writer.putReady(batch)
+    expect(batch.rows).toEqual(["put segment/b", "put engine"])
+  })
+})
+
 const storedCheckpoint = (backing: ReturnType<typeof makeMemoryBacking>) => {
-  const row = backing.snapshots.get("checkpoint")?.get("engine")
-  return row === undefined ? undefined : Either.getOrThrow(decodeCheckpoint(JSON.parse(row)))
+  const rows = backing.snapshots.get("checkpoint")
+  const row = rows?.get("engine")
+  return row === undefined ? undefined : Either.getOrThrow(decodeCheckpoint(JSON.parse(row), (hash) => segmentBytes(JSON.parse(rows?.get(segmentRowKey(hash)) ?? "null"))))
 }
 
 describe("a running node's checkpoint", () => {

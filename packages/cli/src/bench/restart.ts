@@ -14,7 +14,7 @@
  * server; its rows are skipped when it cannot be reached.
  */
 import * as Pg from "@effect/sql-pg/PgClient"
-import type { SqlClient } from "@effect/sql/SqlClient"
+import { SqlClient } from "@effect/sql/SqlClient"
 import { devTokenAt } from "@sandnet/http"
 import { dropClusterSchema } from "@sandnet/store"
 import { Effect, Redacted } from "effect"
@@ -39,6 +39,15 @@ export interface RestartRun {
   readonly replayedEntries: number
   /** The journal ordinal of the engine checkpoint the restart started from, if it started from one. */
   readonly checkpointEntry: number | undefined
+  /** What the killed node's checkpoint rows held, as JSON text (PostgreSQL only: PGlite's directory is not opened again). */
+  readonly checkpointRows: CheckpointRows | undefined
+}
+
+/** The `checkpoint` stream's rows: the checkpoint's own and its segments'. */
+export interface CheckpointRows {
+  readonly checkpointBytes: number
+  readonly segmentRows: number
+  readonly segmentBytes: number
 }
 
 export interface RestartPair {
@@ -175,6 +184,7 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
   await first.ready
   if (size.offers > 0) await offerLoad(port, size)
   await kill9(first.child)
+  const checkpointRows = target.kind === "postgres" ? await checkpointRowsOf(target.url, target.schema) : undefined
   const second = await startNode(bin, target, port)
   const ready = await second.ready
   await stop(second.child)
@@ -188,7 +198,8 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
     storageSeconds: secondsIn(ready, "storage"),
     engineSeconds: secondsIn(ready, "engine"),
     replayedEntries: replayed === null ? 0 : Number(replayed[2]),
-    checkpointEntry: replayed?.[1] === undefined ? undefined : Number(replayed[1])
+    checkpointEntry: replayed?.[1] === undefined ? undefined : Number(replayed[1]),
+    checkpointRows
   }
 }
 
@@ -205,6 +216,18 @@ const restartOnPglite = async (bin: string, size: RestartSize): Promise<RestartR
 /** Runs `use` with a PostgreSQL client on `url` (throws when the server cannot be reached): the reachability check. */
 const withPostgres = <A>(url: string, use: Effect.Effect<A, unknown, Pg.PgClient | SqlClient>): Promise<A> =>
   Effect.runPromise(Effect.scoped(use.pipe(Effect.provide(Pg.layer({ url: Redacted.make(url), maxConnections: 1 })))))
+
+/** The sizes of the checkpoint's rows in `schema`. */
+const checkpointRowsOf = (url: string, schema: string): Promise<CheckpointRows> =>
+  withPostgres(
+    url,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient
+      const rows = yield* sql<{ segment: boolean; n: number; bytes: string }>`SELECT key LIKE 'segment/%' AS segment, count(*)::int AS n, coalesce(sum(octet_length(body::text)), 0)::text AS bytes FROM ${sql(`${schema}.snapshots`)} WHERE stream = 'checkpoint' GROUP BY 1`
+      const of = (segment: boolean) => rows.find((r) => r.segment === segment)
+      return { checkpointBytes: Number(of(false)?.bytes ?? 0), segmentRows: of(true)?.n ?? 0, segmentBytes: Number(of(true)?.bytes ?? 0) }
+    })
+  )
 
 /** The same on PostgreSQL, in a new schema dropped after it. */
 const restartOnPostgres = async (bin: string, url: string, size: RestartSize): Promise<RestartRun> => {
@@ -233,8 +256,13 @@ export const benchRestart = async (): Promise<RestartBench> => {
 const ms = (n: number | undefined): string => (n === undefined ? "n/a" : `${Math.round(n).toLocaleString("en-US")} ms`)
 const s = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} s`)
 
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`
+
+const rowsOf = (rows: CheckpointRows | undefined): string =>
+  rows === undefined ? "n/a" : rows.checkpointBytes === 0 ? "none" : `${mb(rows.checkpointBytes)}; ${rows.segmentRows.toLocaleString("en-US")} segment rows, ${mb(rows.segmentBytes)}`
+
 const row = (database: string, name: string, r: RestartRun): string =>
-  `| ${database} | ${name} | ${r.replayedEntries.toLocaleString("en-US")}${r.checkpointEntry === undefined ? "" : ` after the checkpoint of entry ${r.checkpointEntry.toLocaleString("en-US")}`} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} |`
+  `| ${database} | ${name} | ${r.replayedEntries.toLocaleString("en-US")}${r.checkpointEntry === undefined ? "" : ` after the checkpoint of entry ${r.checkpointEntry.toLocaleString("en-US")}`} | **${ms(r.wallMs)}** | ${ms(r.cpuMs)} | ${ms(r.mainThreadCpuMs)} | ${s(r.storageSeconds)} | ${s(r.engineSeconds)} | ${rowsOf(r.checkpointRows)} |`
 
 export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "## Restart after kill -9",
@@ -249,9 +277,11 @@ export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "a core on a loaded machine). Issue 13's target: at most 1 s, taken after 2,000 offers. A restart restores the node's last",
   "engine checkpoint (written every 20,000 journal entries or more, docs/storage.md) and replays the entries after it: it grows",
   "with the node's live state (open offers) and with what was written since that checkpoint, not with the whole history.",
+  "The checkpoint rows are what the killed node's `checkpoint` stream held, as JSON text: the checkpoint's own row, and the",
+  "history's segments it names, each a row of its own (PostgreSQL only).",
   "",
-  "| database | node killed | journal entries replayed | spawn to first answer | CPU | main thread CPU | storage | engine (replay) |",
-  "|---|---|---|---|---|---|---|---|",
+  "| database | node killed | journal entries replayed | spawn to first answer | CPU | main thread CPU | storage | engine (replay) | checkpoint rows |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...r.pairs.flatMap((p) => [
     row(p.database, "baseline: after genesis only", p.baseline),
     ...p.loaded.map((run) => row(p.database, `after ${run.offers.toLocaleString("en-US")} offers${run.withdrawn ? ", each withdrawn" : ""}`, run))

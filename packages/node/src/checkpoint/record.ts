@@ -11,7 +11,8 @@ import { Streams } from "../journal/streams.ts"
 import type { EngineInstance } from "../runtime/service.ts"
 import { engineCheckpointOf } from "./engine-checkpoint.ts"
 import type { JournalRecorder } from "../journal/recorder.ts"
-import { CHECKPOINT_KEY, compressCheckpoint, encodeCheckpoint, serializeCheckpoint, type SerializedCheckpoint, type StoredCheckpoint } from "./stored.ts"
+import { segmentRowKey, storedSegment } from "./segments.ts"
+import { CHECKPOINT_KEY, compressCheckpoint, compressCheckpointNow, serializeCheckpoint, type SerializedCheckpoint, type StoredCheckpoint } from "./stored.ts"
 
 /** Journal entries between two checkpoints at least, unless the node's options say otherwise. */
 export const CHECKPOINT_EVERY = 20_000
@@ -28,17 +29,18 @@ export const writesCheckpoints = (storage: NodeStorageService, engine: EngineIns
 const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
   engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal)
 
-/** Puts the engine's checkpoint, compressed in the call, with the recorder's next batch, covering what it recorded so far (a clean shutdown). */
-export const recordEngineCheckpoint = (storage: NodeStorageService, engine: EngineInstance): void => {
-  storage.engine.put(Streams.checkpoint, CHECKPOINT_KEY, encodeCheckpoint(checkpointNow(storage, engine)))
-}
-
 /**
  * Checkpoints compressing at once, at most: each holds its serialization (62 MB at 20,000 open
  * offers) until its compression ends. One due meanwhile waits for it (the schedule asks again at
  * the next batch).
  */
 export const MAX_CHECKPOINTS_COMPRESSING = 1
+
+/** A checkpoint compressed and not put yet, with the bytes of its segments that were not stored when it was taken. */
+interface ReadyCheckpoint {
+  readonly body: StoredCheckpoint
+  readonly fresh: ReadonlyMap<string, Buffer>
+}
 
 /**
  * A running node's checkpoints: taken between two operations (the live state serialized, covering
@@ -47,20 +49,28 @@ export const MAX_CHECKPOINTS_COMPRESSING = 1
  * before it, so it is committed after them (the committer writes batches in order and fails all
  * that follow a failed one). One taken before the engine was rebuilt from the store (a reset, a
  * restore, a heal) is dropped; one compresses at a time.
+ *
+ * A checkpoint's segments are rows of their own (segments.ts): the writer knows which the store
+ * holds, puts those a checkpoint adds with it, and deletes, in the same batch, those that no
+ * longer any checkpoint names.
  */
 export class CheckpointWriter {
   /** Bumped whenever the engine is rebuilt from the store: a compression of an older one is dropped. */
   private generation = 0
-  private ready: StoredCheckpoint | undefined
+  private ready: ReadyCheckpoint | undefined
   private putOrdinal = -1
   private stopped = false
   private compressing = 0
+  /** The hashes of the segment rows the store holds, once the batches enqueued are committed. */
+  private stored: ReadonlySet<string>
 
-  constructor(private readonly compress: typeof compressCheckpoint = compressCheckpoint) {}
+  constructor(storedSegments: ReadonlySet<string> = new Set(), private readonly compress: typeof compressCheckpoint = compressCheckpoint) {
+    this.stored = storedSegments
+  }
 
   /** Takes the checkpoint now and starts its compression; its serialized size. */
   take(storage: NodeStorageService, engine: EngineInstance): number {
-    return this.start(serializeCheckpoint(checkpointNow(storage, engine)))
+    return this.start(serializeCheckpoint(checkpointNow(storage, engine), this.stored))
   }
 
   /** Whether another checkpoint may be taken now (`MAX_CHECKPOINTS_COMPRESSING`). */
@@ -76,34 +86,64 @@ export class CheckpointWriter {
     this.compress(taken, (stored) => {
       this.compressing -= 1
       if (stored === undefined || generation !== this.generation || this.stopped) return
-      if (this.ready === undefined || this.ready.ordinal < stored.ordinal) this.ready = stored
+      if (this.ready === undefined || this.ready.body.ordinal < stored.ordinal) this.ready = { body: stored, fresh: taken.fresh }
     })
     return taken.serialized.length
   }
 
   /** Under the lock, before a batch is drained: puts the checkpoint compressed since the last batch, if any. */
-  putReady(recorder: Pick<JournalRecorder, "put">): void {
+  putReady(recorder: CheckpointRecorder): void {
     const ready = this.ready
     if (ready === undefined) return
     this.ready = undefined
-    if (ready.ordinal <= this.putOrdinal) return
-    recorder.put(Streams.checkpoint, CHECKPOINT_KEY, ready)
-    this.putOrdinal = ready.ordinal
+    if (ready.body.ordinal <= this.putOrdinal) return
+    this.put(recorder, ready)
   }
 
-  /** The engine was rebuilt from the store: what was taken before is dropped. */
+  /**
+   * A clean shutdown: puts the engine's checkpoint now, compressed in the call, with the recorder's
+   * next batch (covering what it recorded so far), and nothing taken before after it.
+   */
+  putFinal(recorder: CheckpointRecorder, storage: NodeStorageService, engine: EngineInstance): void {
+    this.stop()
+    const taken = serializeCheckpoint(checkpointNow(storage, engine), this.stored)
+    this.put(recorder, { body: compressCheckpointNow(taken), fresh: taken.fresh })
+  }
+
+  /** The engine was rebuilt from the store: what was taken before is dropped, and what the store holds is not known. */
   forget(): void {
     this.generation += 1
     this.ready = undefined
     this.putOrdinal = -1
+    // a reset emptied the checkpoint stream; a heal may have lost a batch's segment rows (a segment
+    // row left behind is deleted by the next start's first checkpoint)
+    this.stored = new Set()
   }
 
-  /** A clean shutdown writes its own checkpoint: nothing taken before is put after it. */
+  /** A clean shutdown: nothing taken before is put. */
   stop(): void {
-    this.forget()
+    this.generation += 1
+    this.ready = undefined
     this.stopped = true
   }
+
+  private put(recorder: CheckpointRecorder, { body, fresh }: ReadyCheckpoint): void {
+    const named = new Set(body.segments ?? [])
+    for (const hash of named) {
+      if (this.stored.has(hash)) continue
+      const bytes = fresh.get(hash)
+      invariant(bytes !== undefined, () => `the checkpoint of entry ${body.ordinal} names a segment neither stored nor taken with it (${hash})`)
+      recorder.put(Streams.checkpoint, segmentRowKey(hash), storedSegment(bytes))
+    }
+    for (const hash of this.stored) if (!named.has(hash)) recorder.delete(Streams.checkpoint, segmentRowKey(hash))
+    this.stored = named
+    recorder.put(Streams.checkpoint, CHECKPOINT_KEY, body)
+    this.putOrdinal = body.ordinal
+  }
 }
+
+/** What the writer puts its rows with (the engine's journal recorder). */
+export type CheckpointRecorder = Pick<JournalRecorder, "put" | "delete">
 
 /**
  * When the next checkpoint is due: once `every` entries were written since the last one, and at

@@ -6,6 +6,7 @@ import { Admin, type CoinNetwork, type CoinNetworkConfig } from "@sandnet/engine
 import type { EventStoreService, JournalEntry, StorageError } from "@sandnet/store"
 import { Effect, Either, Option, Schema } from "effect"
 import type { EngineCheckpoint } from "../checkpoint/engine-checkpoint.ts"
+import { SEGMENT_KEY_PREFIX, segmentBytes } from "../checkpoint/segments.ts"
 import { CHECKPOINT_KEY, decodeCheckpoint } from "../checkpoint/stored.ts"
 import { JournalReplayFailed } from "./errors.ts"
 import type { ClockState, SequencerSnapshot } from "./runtime-state.ts"
@@ -16,6 +17,8 @@ export interface StoredJournals {
   readonly entries: ReadonlyArray<JournalEntry>
   /** The engine checkpoint the entries follow (`readJournals` with `fromCheckpoint`, when the store holds one that fits). */
   readonly checkpoint?: EngineCheckpoint
+  /** The hashes of the checkpoint's segment rows the store holds (`readJournals` with `fromCheckpoint`; else none), whether a checkpoint was used or not. */
+  readonly checkpointSegments: ReadonlySet<string>
   /** Admin events, in order. */
   readonly admin: ReadonlyArray<Admin.AdminEvent>
   readonly heads: ReadonlyMap<string, number>
@@ -33,7 +36,7 @@ const ordinalOf = (entry: JournalEntry): number => (isBody(entry.body) ? entry.b
  */
 export const readJournals = (store: EventStoreService, options: { readonly fromCheckpoint?: boolean } = {}) =>
   Effect.gen(function* () {
-    const checkpoint = options.fromCheckpoint === true ? yield* readCheckpoint(store) : undefined
+    const { checkpoint, segments: checkpointSegments } = options.fromCheckpoint === true ? yield* readCheckpoint(store) : { checkpoint: undefined, segments: new Set<string>() }
     const heads = new Map<string, number>(checkpoint?.heads ?? [])
     const perStream: Array<ReadonlyArray<JournalEntry>> = []
     const admin: Array<Admin.AdminEvent> = []
@@ -58,6 +61,7 @@ export const readJournals = (store: EventStoreService, options: { readonly fromC
     return {
       entries: merged,
       ...(checkpoint === undefined ? {} : { checkpoint }),
+      checkpointSegments,
       admin,
       heads,
       lastOrdinal,
@@ -69,24 +73,28 @@ export const readJournals = (store: EventStoreService, options: { readonly fromC
 /**
  * The stored engine checkpoint, when there is one that decodes and whose heads the streams hold
  * (a stream shorter than its head was reset since: the checkpoint is stale); else undefined, with
- * a warning saying why when there was one.
+ * a warning saying why when there was one. With it, the hashes of the segment rows the store
+ * holds (segments.ts), so that the node's first checkpoint deletes those no checkpoint names.
  */
-const readCheckpoint = (store: EventStoreService): Effect.Effect<EngineCheckpoint | undefined, StorageError> =>
+const readCheckpoint = (store: EventStoreService): Effect.Effect<{ readonly checkpoint: EngineCheckpoint | undefined; readonly segments: ReadonlySet<string> }, StorageError> =>
   Effect.gen(function* () {
+    const rows = yield* store.listSnapshots(Streams.checkpoint, SEGMENT_KEY_PREFIX)
+    const segments = new Map(rows.map((row) => [row.key.slice(SEGMENT_KEY_PREFIX.length), row.body] as const))
     const stored = yield* store.getSnapshot(Streams.checkpoint, CHECKPOINT_KEY)
-    if (Option.isNone(stored)) return undefined
-    const decoded = decodeCheckpoint(stored.value)
+    const hashes = new Set(segments.keys())
+    if (Option.isNone(stored)) return { checkpoint: undefined, segments: hashes }
+    const decoded = decodeCheckpoint(stored.value, (hash) => segmentBytes(segments.get(hash)))
     if (Either.isLeft(decoded)) {
       yield* Effect.logWarning(`the engine checkpoint is not used (${decoded.left}): the journals are replayed whole`)
-      return undefined
+      return { checkpoint: undefined, segments: hashes }
     }
     for (const [stream, seq] of decoded.right.heads) {
       if ((yield* store.lastSeq(stream)) < seq) {
         yield* Effect.logWarning(`the engine checkpoint is not used (stream ${stream} ends before its head ${seq}): the journals are replayed whole`)
-        return undefined
+        return { checkpoint: undefined, segments: hashes }
       }
     }
-    return decoded.right
+    return { checkpoint: decoded.right, segments: hashes }
   })
 
 /** The sequencers' snapshots of a network. */

@@ -34,8 +34,8 @@ export interface CommitPipeline {
   readonly lastCommitNow: () => Commit
   /** Forgets the last batch (the engine was rebuilt from what the store holds) and the checkpoints taken before. */
   readonly forgetLastCommit: Effect.Effect<void>
-  /** A clean shutdown: no checkpoint taken before is put after the one it writes. */
-  readonly stopCheckpoints: () => void
+  /** A clean shutdown, under the lock: the engine's checkpoint now, with the recorder's next batch (when the node writes them), and no checkpoint taken before after it. */
+  readonly putFinalCheckpoint: (engine: EngineInstance) => void
 }
 
 export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutbound): CommitPipeline => {
@@ -44,7 +44,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
   let batches = 0
   const checkpointEvery = ctx.options.checkpointEvery ?? CHECKPOINT_EVERY
   const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, checkpointEvery)
-  const checkpoints = new CheckpointWriter()
+  const checkpoints = new CheckpointWriter(storage?.initial.checkpointSegments)
 
   const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
     Effect.gen(function* () {
@@ -83,6 +83,9 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       schedule.restart(storage?.engine.lastOrdinal ?? 0)
       checkpoints.forget()
     }),
-    stopCheckpoints: () => checkpoints.stop()
+    putFinalCheckpoint: (engine) => {
+      if (storage !== undefined && writesCheckpoints(storage, engine, checkpointEvery)) checkpoints.putFinal(storage.engine, storage, engine)
+      else checkpoints.stop()
+    }
   }
 }

@@ -4,7 +4,6 @@
  * checkpoint, so that the next start replays nothing.
  */
 import { Deferred, Effect, Fiber, Ref } from "effect"
-import { CHECKPOINT_EVERY, recordEngineCheckpoint, writesCheckpoints } from "../checkpoint/record.ts"
 import { recordDerivedIndexes } from "../indexes/derived.ts"
 import { collectChanges } from "../journal/capture.ts"
 import type { CommitPipeline } from "./commit.ts"
@@ -26,8 +25,7 @@ export const shutdown = (ctx: RuntimeContext, commits: CommitPipeline, current: 
         const capture = captures.get(engine)
         if (capture !== undefined) collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
         recordDerivedIndexes(storage, engine.network)
-        commits.stopCheckpoints()
-        if (writesCheckpoints(storage, engine, ctx.options.checkpointEvery ?? CHECKPOINT_EVERY)) recordEngineCheckpoint(storage, engine)
+        commits.putFinalCheckpoint(engine)
         yield* Effect.ignore(Deferred.await(storage.committer.enqueue(storage.engine.drain())))
       })
     )
