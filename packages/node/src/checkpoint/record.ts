@@ -30,8 +30,8 @@ const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
   engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal)
 
 /**
- * Checkpoints compressing at once, at most: each holds its serialization (62 MB at 20,000 open
- * offers) until its compression ends. One due meanwhile waits for it (the schedule asks again at
+ * Checkpoints compressing at once, at most: each holds its serialization (55 MB at 20,000 open
+ * offers, the segments left out) until its compression ends. One due meanwhile waits for it (the schedule asks again at
  * the next batch).
  */
 export const MAX_CHECKPOINTS_COMPRESSING = 1
@@ -149,8 +149,9 @@ export type CheckpointRecorder = Pick<JournalRecorder, "put" | "delete">
  * When the next checkpoint is due: once `every` entries were written since the last one, and at
  * least as many bytes of journal as the last checkpoint's serialization took. A checkpoint costs
  * the event loop its live state's serialization (25 to 35 ms for the 6.9 MB of a node with 2,000
- * open offers, 0.25 to 0.3 s for 62 MB at 20,000; the compression, as long again, runs in zlib's
- * pool: docs/benchmarks.md, 2026-11-30 late afternoon), and the store the compressed row; tied
+ * open offers on a slow VM; 0.18 to 0.21 s for 55 MB at 20,000 on a fast one, the history's
+ * segments left out; the compression, about as long, runs in zlib's pool: docs/benchmarks.md,
+ * 2026-11-30 late afternoon and evening), and the store the compressed row; tied
  * to the journal written since, that cost stays a bounded share of what writing the journal
  * costs, however large the live state grows, and a restart replays at most that much journal
  * after the checkpoint.
