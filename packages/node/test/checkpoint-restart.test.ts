@@ -181,8 +181,11 @@ describe("a restart from the engine checkpoint", () => {
     }
     const last = named(backing)
     expect(new Set(segmentRows(backing).keys())).toEqual(last)
-    // the history only grows here: every segment of the first checkpoint is still named
-    for (const hash of first) expect(last.has(hash)).toBe(true)
+    // the history only grows here: every segment of the first checkpoint is still named, but the
+    // scans' last blocks of update ids, which grew (two a scan: its verdicts' and its event order's)
+    const gone = [...first].filter((hash) => !last.has(hash))
+    expect(gone.length).toBeLessThanOrEqual(2 * storedDocument(backing).scans.length)
+    expect(first.size - gone.length).toBeGreaterThan(5)
   }, 120_000)
 
   it("reads a checkpoint written before segment rows (the segments inside it)", async () => {

@@ -20,6 +20,7 @@ import { projectTransaction } from "../ledger/projection.ts"
 import type { Outgoing } from "../network/network.ts"
 import type { ProtocolRequest } from "../protocol/messages.ts"
 import type { CommitListener, ParticipantLogic } from "../participant/index.ts"
+import { idBlocks, idsOfBlocks, type IdBlock } from "../history/id-blocks.ts"
 import { buildHistoryOrders, EventOrder, UpdateOrder, type HistoryKey, type HistoryOrders, type Ingested, type OrderImage } from "./history-order.ts"
 
 /** Verdicts whose scan entries are kept to be shared by the next scans that ingest them (their deliveries interleave with later verdicts'). */
@@ -41,8 +42,13 @@ export interface ScanVerdict {
 /** Computes the app activity records of an update (set by the coin economy). */
 export type AppActivity = (entry: CommittedLedgerUpdate, traffic: TrafficSummary | undefined) => AppActivityRecords | undefined
 
-/** The scan checkpoint's format: a restore refuses another (the journal is replayed whole then). */
-export const SCAN_CHECKPOINT_VERSION = 1
+/** The scan checkpoint's format: a restore refuses another (the journal is replayed whole then). 2: the ids of the verdicts and of the event order as blocks. */
+export const SCAN_CHECKPOINT_VERSION = 2
+
+/** The event order's image, its ids as blocks (history/id-blocks.ts: a block that did not change is the same bytes). */
+export interface EventOrderImage extends Omit<OrderImage<string>, "values"> {
+  readonly ids: ReadonlyArray<IdBlock>
+}
 
 /**
  * A scan's state as data (an engine checkpoint's part, beside its participant's): the logs as
@@ -56,8 +62,9 @@ export interface ScanCheckpoint {
   readonly updates: ArchivedLogImage<CommittedLedgerUpdate>
   readonly byUpdateId: ReadonlyArray<readonly [string, number]>
   readonly verdicts: ArchivedLogImage<ScanVerdict>
-  readonly verdictIndex: ReadonlyArray<readonly [string, number]>
-  readonly orders: { readonly updates: OrderImage<number>; readonly events: OrderImage<string> } | undefined
+  /** The verdicts' update ids in the verdict log's order (the index by update id is their positions). */
+  readonly verdictIds: ReadonlyArray<IdBlock>
+  readonly orders: { readonly updates: OrderImage<number>; readonly events: EventOrderImage } | undefined
   readonly activity: ReadonlyArray<readonly [string, AppActivityRecords]>
   readonly duplicateVerdictsIgnored: number
 }
@@ -169,8 +176,8 @@ export class ScanStore implements CommitListener {
       updates: this.updates.image(),
       byUpdateId: [...this.byUpdateId],
       verdicts: this.verdictLog.image(),
-      verdictIndex: [...this.verdictIndex],
-      orders: this.orders === undefined ? undefined : { updates: this.orders.updates.image(), events: this.orders.events.image() },
+      verdictIds: idBlocks(inPositionOrder(this.verdictIndex)),
+      orders: this.orders === undefined ? undefined : { updates: this.orders.updates.image(), events: eventOrderImage(this.orders.events) },
       activity: [...this.activity],
       duplicateVerdictsIgnored: this.duplicateVerdictsIgnored
     }
@@ -184,7 +191,8 @@ export class ScanStore implements CommitListener {
     this.updates.restore(checkpoint.updates)
     for (const [id, index] of checkpoint.byUpdateId) this.byUpdateId.set(id, index)
     this.verdictLog.restore(checkpoint.verdicts)
-    for (const [id, index] of checkpoint.verdictIndex) this.verdictIndex.set(id, index)
+    let position = 0
+    for (const id of idsOfBlocks(checkpoint.verdictIds)) this.verdictIndex.set(id, position++)
     invariant(this.byUpdateId.size === this.updates.length && this.verdictIndex.size === this.verdictLog.length, "a scan checkpoint's id maps hold an entry per update and per verdict")
     // kept orders are taken as they were; without them on either side, they are built from the logs when read
     this.orders = checkpoint.orders === undefined || this.orders === undefined ? undefined : ordersOf(checkpoint.orders)
@@ -218,8 +226,24 @@ const ordersOf = (image: NonNullable<ScanCheckpoint["orders"]>): HistoryOrders =
   const updates = new UpdateOrder()
   updates.restore(image.updates)
   const events = new EventOrder()
-  events.restore(image.events)
+  const { ids, ...keys } = image.events
+  events.restore({ ...keys, values: [...idsOfBlocks(ids)] })
   return { updates, events }
+}
+
+const eventOrderImage = (order: EventOrder): EventOrderImage => {
+  const { values, ...keys } = order.image()
+  return { ...keys, ids: idBlocks(values) }
+}
+
+/** The ids of an index whose values are their insertion positions (the verdicts'), checking that they are. */
+function* inPositionOrder(index: ReadonlyMap<string, number>): Generator<string> {
+  let position = 0
+  for (const [id, at] of index) {
+    invariant(at === position, () => `the verdict index holds ${id} at ${at}, inserted ${position}th`)
+    position++
+    yield id
+  }
 }
 
 const keyOfVerdict = (verdict: Verdict): HistoryKey => ({ migrationId: verdict.migrationId, recordTime: verdict.recordTime })

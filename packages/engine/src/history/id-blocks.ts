@@ -1,0 +1,76 @@
+/**
+ * Update ids in a checkpoint image as blocks of bytes. The indexes that grow with the history
+ * (a scan's verdicts by update id, its event order) were most of what an engine checkpoint
+ * serializes again each time once the history's segments are rows of their own (7 of 18 MB after
+ * 20,000 offers each withdrawn: docs/benchmarks.md, 2026-11-30 evening). As blocks of a fixed
+ * number of ids, 32 bytes each (an update id is `1220` and 64 hex digits: core ids.ts), a block
+ * that holds the same ids is the same bytes in every checkpoint, so a node stores it once (node
+ * checkpoint/segments.ts stores every byte array of a checkpoint that large as a row of its own),
+ * and it is less than half the size of the ids as strings.
+ *
+ * A block holding any id of another shape (none that the engine makes) keeps its ids as strings.
+ */
+import { invariant } from "@sandnet/core"
+
+/** Ids per block: 64 KB of bytes. */
+export const ID_BLOCK_ENTRIES = 2048
+
+/** A block of ids: 32 bytes an id, or the ids themselves when one of them is not an update id. */
+export type IdBlock = Uint8Array | ReadonlyArray<string>
+
+const PREFIX = "1220"
+const ID_BYTES = 32
+const ID_LENGTH = PREFIX.length + 2 * ID_BYTES
+/** The prefix's bytes (`1220` is itself hex: the multihash code of SHA-256 and its length). */
+const PREFIX_BYTES = Buffer.from(PREFIX, "hex")
+/**
+ * An id's bytes, prefix included, read as hex in one call: a flat string, where the prefix
+ * concatenated to the digits would be a string of two parts.
+ */
+const scratch = Buffer.concat([PREFIX_BYTES, Buffer.alloc(ID_BYTES)])
+
+/**
+ * A block of `ids`: their hex digits written at once and read back to check them (a character
+ * that is no lowercase hex digit would not read back as written: the block keeps its strings).
+ * One write and one read of the whole block, not one per id: a third of the time.
+ */
+const blockOf = (ids: ReadonlyArray<string>): IdBlock => {
+  if (!ids.every((id) => id.length === ID_LENGTH && id.startsWith(PREFIX))) return ids
+  const hex = ids.map((id) => id.substring(PREFIX.length)).join("")
+  const block = new Uint8Array(ids.length * ID_BYTES)
+  const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
+  if (view.write(hex, 0, "hex") !== block.byteLength || view.toString("hex") !== hex) return ids
+  return block
+}
+
+/** The ids in order as blocks of `entries` ids (the last one shorter). */
+export const idBlocks = (ids: Iterable<string>, entries: number = ID_BLOCK_ENTRIES): Array<IdBlock> => {
+  invariant(Number.isSafeInteger(entries) && entries >= 1, "an id block holds at least one id")
+  const blocks: Array<IdBlock> = []
+  let pending: Array<string> = []
+  for (const id of ids) {
+    pending.push(id)
+    if (pending.length === entries) {
+      blocks.push(blockOf(pending))
+      pending = []
+    }
+  }
+  if (pending.length > 0) blocks.push(blockOf(pending))
+  return blocks
+}
+
+/** The ids of blocks, in order. */
+export function* idsOfBlocks(blocks: ReadonlyArray<IdBlock>): Generator<string> {
+  for (const block of blocks) {
+    if (!(block instanceof Uint8Array)) {
+      yield* block
+      continue
+    }
+    invariant(block.byteLength % ID_BYTES === 0, () => `an id block of ${block.byteLength} bytes`)
+    const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
+    for (let at = 0; at < block.byteLength; at += ID_BYTES) {
+      view.copy(scratch, PREFIX_BYTES.length, at, at + ID_BYTES)
+      yield scratch.toString("hex")
+    }
+  }
+}
