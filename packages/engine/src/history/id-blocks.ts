@@ -43,13 +43,13 @@ const blockOf = (ids: ReadonlyArray<string>): IdBlock => {
   return block
 }
 
-/** The ids in order as blocks of `entries` ids (the last one shorter). */
-export const idBlocks = (ids: Iterable<string>, entries: number = ID_BLOCK_ENTRIES): Array<IdBlock> => {
-  invariant(Number.isSafeInteger(entries) && entries >= 1, "an id block holds at least one id")
-  const blocks: Array<IdBlock> = []
-  let pending: Array<string> = []
-  for (const id of ids) {
-    pending.push(id)
+/** Items in order, cut into runs of `entries` (the last one shorter), each made a block by `blockOf`. */
+export const inBlocks = <T, B>(items: Iterable<T>, entries: number, blockOf: (run: ReadonlyArray<T>) => B): Array<B> => {
+  invariant(Number.isSafeInteger(entries) && entries >= 1, "a block holds at least one entry")
+  const blocks: Array<B> = []
+  let pending: Array<T> = []
+  for (const item of items) {
+    pending.push(item)
     if (pending.length === entries) {
       blocks.push(blockOf(pending))
       pending = []
@@ -58,6 +58,9 @@ export const idBlocks = (ids: Iterable<string>, entries: number = ID_BLOCK_ENTRI
   if (pending.length > 0) blocks.push(blockOf(pending))
   return blocks
 }
+
+/** The ids in order as blocks of `entries` ids (the last one shorter). */
+export const idBlocks = (ids: Iterable<string>, entries: number = ID_BLOCK_ENTRIES): Array<IdBlock> => inBlocks(ids, entries, blockOf)
 
 /** The ids of blocks, in order. */
 export function* idsOfBlocks(blocks: ReadonlyArray<IdBlock>): Generator<string> {
