@@ -101,7 +101,7 @@ describe("a participant's checkpoint", () => {
     const checkpoint = checkpointOf(a)
     expect(() => restoreCheckpoint(freshLike(b), checkpoint)).toThrow(/restored into/)
     expect(() => restoreCheckpoint(replayInto(freshLike(a), [...a.journal]), checkpoint)).toThrow(/nothing committed/)
-    expect(() => restoreCheckpoint(freshLike(a), { ...checkpoint, version: 1 as 2 })).toThrow(/version 1/)
+    expect(() => restoreCheckpoint(freshLike(a), { ...checkpoint, version: 2 as 3 })).toThrow(/version 2/)
   }, 60_000)
 })
 

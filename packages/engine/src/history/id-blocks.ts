@@ -1,6 +1,7 @@
 /**
  * Update ids in a checkpoint image as blocks of bytes. The indexes that grow with the history
- * (a scan's verdicts by update id, its event order) were most of what an engine checkpoint
+ * (a scan's verdicts by update id, its event order, a participant's updates by update id and its
+ * decided commands) were most of what an engine checkpoint
  * serializes again each time once the history's segments are rows of their own (7 of 18 MB after
  * 20,000 offers each withdrawn: docs/benchmarks.md, 2026-11-30 evening). As blocks of a fixed
  * number of ids, 32 bytes each (an update id is `1220` and 64 hex digits: core ids.ts), a block
@@ -75,5 +76,48 @@ export function* idsOfBlocks(blocks: ReadonlyArray<IdBlock>): Generator<string> 
       view.copy(scratch, PREFIX_BYTES.length, at, at + ID_BYTES)
       yield scratch.toString("hex")
     }
+  }
+}
+
+/**
+ * An index of small numbers by 128-bit key in a checkpoint image (a participant's log positions by
+ * update id key, history/update-id-index.ts; its decided commands by digest, participant
+ * command-book.ts): blocks of `ID_BLOCK_ENTRIES` entries, their 16-character latin1 keys as 16
+ * bytes then their values as 4 bytes each; or the entries themselves, for a block with a key of
+ * another kind (a malformed id's) or a value that is no unsigned 32-bit integer.
+ */
+export type IndexBlock = Uint8Array | ReadonlyArray<readonly [string, number]>
+
+const KEY_CHARS = 16
+const VALUE_BYTES = 4
+const ENTRY_BYTES = KEY_CHARS + VALUE_BYTES
+
+/** A block of entries: the keys written as latin1 at once and read back to check them (a character above 255 would not read back). */
+const indexBlockOf = (entries: ReadonlyArray<readonly [string, number]>): IndexBlock => {
+  if (!entries.every(([key, at]) => key.length === KEY_CHARS && Number.isInteger(at) && at >= 0 && at <= 0xffff_ffff)) return entries
+  const n = entries.length
+  const keys = entries.map(([key]) => key).join("")
+  const block = new Uint8Array(n * ENTRY_BYTES)
+  const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
+  if (view.write(keys, 0, n * KEY_CHARS, "latin1") !== n * KEY_CHARS || view.toString("latin1", 0, n * KEY_CHARS) !== keys) return entries
+  for (let i = 0; i < n; i++) view.writeUInt32LE(entries[i]![1], n * KEY_CHARS + i * VALUE_BYTES)
+  return block
+}
+
+/** An index image's entries, in order, as blocks. */
+export const indexBlocks = (image: Iterable<readonly [string, number]>, entries: number = ID_BLOCK_ENTRIES): Array<IndexBlock> =>
+  inBlocks(image, entries, indexBlockOf)
+
+/** The entries of blocks, in order. */
+export function* entriesOfIndexBlocks(blocks: ReadonlyArray<IndexBlock>): Generator<readonly [string, number]> {
+  for (const block of blocks) {
+    if (!(block instanceof Uint8Array)) {
+      yield* block
+      continue
+    }
+    invariant(block.byteLength % ENTRY_BYTES === 0, () => `an index block of ${block.byteLength} bytes`)
+    const n = block.byteLength / ENTRY_BYTES
+    const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
+    for (let i = 0; i < n; i++) yield [view.toString("latin1", i * KEY_CHARS, (i + 1) * KEY_CHARS), view.readUInt32LE(n * KEY_CHARS + i * VALUE_BYTES)]
   }
 }

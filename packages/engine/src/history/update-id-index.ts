@@ -11,7 +11,6 @@
  * collide by chance, as with the command book's digests.
  */
 import { invariant, RecentlyMade } from "@sandnet/core"
-import { ID_BLOCK_ENTRIES, inBlocks } from "./id-blocks.ts"
 
 /** The value of an ASCII code as a lowercase hex digit, else -1. */
 const HEX_VALUE = new Int8Array(128).fill(-1)
@@ -95,48 +94,5 @@ export class UpdateIdIndex<V> {
   restore(image: ReadonlyArray<readonly [string, V]>): void {
     invariant(this.byKey.size === 0, "an update id index takes an image only when empty")
     for (const [key, value] of image) this.byKey.set(key, value)
-  }
-}
-
-/**
- * An index of log positions in a checkpoint image (a participant's updates by update id): blocks
- * of `ID_BLOCK_ENTRIES` entries, their 16-byte keys then their positions as 4 bytes each, so that a
- * block whose entries did not change is the same bytes in every checkpoint (history/id-blocks.ts);
- * or the entries themselves, for a block with a key of another kind (a malformed id's) or a value
- * that is no position.
- */
-export type PositionBlock = Uint8Array | ReadonlyArray<readonly [string, number]>
-
-const KEY_CHARS = 16
-const POSITION_BYTES = 4
-const ENTRY_BYTES = KEY_CHARS + POSITION_BYTES
-
-/** A block of entries: the keys written as latin1 at once and read back to check them (a character above 255 would not read back). */
-const positionBlockOf = (entries: ReadonlyArray<readonly [string, number]>): PositionBlock => {
-  if (!entries.every(([key, at]) => key.length === KEY_CHARS && Number.isInteger(at) && at >= 0 && at <= 0xffff_ffff)) return entries
-  const n = entries.length
-  const keys = entries.map(([key]) => key).join("")
-  const block = new Uint8Array(n * ENTRY_BYTES)
-  const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
-  if (view.write(keys, 0, n * KEY_CHARS, "latin1") !== n * KEY_CHARS || view.toString("latin1", 0, n * KEY_CHARS) !== keys) return entries
-  for (let i = 0; i < n; i++) view.writeUInt32LE(entries[i]![1], n * KEY_CHARS + i * POSITION_BYTES)
-  return block
-}
-
-/** An index image's entries, in order, as blocks. */
-export const positionBlocks = (image: Iterable<readonly [string, number]>, entries: number = ID_BLOCK_ENTRIES): Array<PositionBlock> =>
-  inBlocks(image, entries, positionBlockOf)
-
-/** The entries of blocks, in order. */
-export function* positionsOfBlocks(blocks: ReadonlyArray<PositionBlock>): Generator<readonly [string, number]> {
-  for (const block of blocks) {
-    if (!(block instanceof Uint8Array)) {
-      yield* block
-      continue
-    }
-    invariant(block.byteLength % ENTRY_BYTES === 0, () => `a position block of ${block.byteLength} bytes`)
-    const n = block.byteLength / ENTRY_BYTES
-    const view = Buffer.from(block.buffer, block.byteOffset, block.byteLength)
-    for (let i = 0; i < n; i++) yield [view.toString("latin1", i * KEY_CHARS, (i + 1) * KEY_CHARS), view.readUInt32LE(n * KEY_CHARS + i * POSITION_BYTES)]
   }
 }

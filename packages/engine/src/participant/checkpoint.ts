@@ -19,14 +19,14 @@
  */
 import { invariant, type ActiveContract, type CommittedUpdate, type ContractId, type ParticipantUid } from "@sandnet/core"
 import type { ArchivedLogImage } from "../history/archived-log.ts"
-import { positionBlocks, positionsOfBlocks, type PositionBlock } from "../history/update-id-index.ts"
+import { entriesOfIndexBlocks, indexBlocks, type IndexBlock } from "../history/id-blocks.ts"
 import type { PersistedInFlight } from "../ledger/acs.ts"
 import type { CommandBookImage } from "./command-book.ts"
 import type { CompletionRecord, ParticipantEvent } from "./model.ts"
 import type { ParticipantState } from "./state.ts"
 
-/** The checkpoint's format: a restore refuses another (the journal is replayed whole then). 2: the index by update id as blocks. */
-export const PARTICIPANT_CHECKPOINT_VERSION = 2
+/** The checkpoint's format: a restore refuses another (the journal is replayed whole then). 2: the index by update id as blocks; 3: the decided commands too. */
+export const PARTICIPANT_CHECKPOINT_VERSION = 3
 
 export interface ParticipantCheckpoint {
   readonly version: typeof PARTICIPANT_CHECKPOINT_VERSION
@@ -39,8 +39,8 @@ export interface ParticipantCheckpoint {
   readonly inFlightContracts: ReadonlyArray<PersistedInFlight>
   readonly reassigned: ReadonlyArray<readonly [ContractId, number]>
   readonly log: ArchivedLogImage<CommittedUpdate>
-  /** The log's positions by update id, as blocks (history/update-id-index.ts: a block that did not change is the same bytes). */
-  readonly updateIndex: ReadonlyArray<PositionBlock>
+  /** The log's positions by update id, as blocks (history/id-blocks.ts: a block that did not change is the same bytes). */
+  readonly updateIndex: ReadonlyArray<IndexBlock>
   readonly completions: ArchivedLogImage<CompletionRecord>
   readonly commands: CommandBookImage
   /** `retainedSetup`, re-applied first. */
@@ -68,7 +68,7 @@ export const checkpointOf = (node: ParticipantState): ParticipantCheckpoint => (
   inFlightContracts: node.acs.inFlightImage(),
   reassigned: [...node.reassigned],
   log: node.log.image(),
-  updateIndex: positionBlocks(node.updateIndex.image()),
+  updateIndex: indexBlocks(node.updateIndex.image()),
   completions: node.completions.image(),
   commands: node.commands.image(),
   setup: node.retainedSetup.slice()
@@ -88,7 +88,7 @@ export const restoreCheckpoint = (node: ParticipantState, checkpoint: Participan
   for (const entry of checkpoint.inFlightContracts) node.acs.restoreInFlight(entry)
   for (const [contractId, counter] of checkpoint.reassigned) node.reassigned.set(contractId, counter)
   node.log.restore(checkpoint.log)
-  node.updateIndex.restore([...positionsOfBlocks(checkpoint.updateIndex)])
+  node.updateIndex.restore([...entriesOfIndexBlocks(checkpoint.updateIndex)])
   node.completions.restore(checkpoint.completions)
   node.commands.restore(checkpoint.commands)
   for (const [commandKey, command] of checkpoint.commands.inFlight) {

@@ -11,13 +11,15 @@
  * asked (`completedAtOf`). An object with its time boxed was another 60 bytes per transaction.
  */
 import { invariant, PairQueue, sha256Key128, type Micros } from "@sandnet/core"
+import { entriesOfIndexBlocks, indexBlocks, type IndexBlock } from "../history/id-blocks.ts"
 import type { CommandEntry, DecidedCommand, InFlightCommand } from "./model.ts"
 
 const digestOf = sha256Key128
 
 export interface CommandBookImage {
   readonly inFlight: ReadonlyArray<readonly [string, InFlightCommand]>
-  readonly decided: ReadonlyArray<readonly [string, number]>
+  /** Digest and packed number, as blocks (history/id-blocks.ts: a block that did not change is the same bytes). */
+  readonly decided: ReadonlyArray<IndexBlock>
 }
 
 const FAILED_BIT = 1
@@ -92,19 +94,19 @@ export class CommandBook {
 
   /**
    * The book as data (an engine checkpoint's part): the commands in flight by key, the decided
-   * ones as digest and packed number, each in its map's order. The order of decisions is not in
+   * ones as digest and packed number in blocks, each in its map's order. The order of decisions is not in
    * it: built from the decided map's order it forgets the same commands (a stale entry of the
    * order is skipped anyway).
    */
   image(): CommandBookImage {
-    return { inFlight: [...this.inFlight], decided: [...this.decided] }
+    return { inFlight: [...this.inFlight], decided: indexBlocks(this.decided) }
   }
 
   /** Takes an image into this empty book. */
   restore(image: CommandBookImage): void {
     invariant(this.size === 0, "a command book takes an image only when empty")
     for (const [key, entry] of image.inFlight) this.inFlight.set(key, entry)
-    for (const [digest, value] of image.decided) {
+    for (const [digest, value] of entriesOfIndexBlocks(image.decided)) {
       invariant(Number.isSafeInteger(value) && value >= 0, "a decided command is a packed completion index")
       this.decided.set(digest, value)
     }
