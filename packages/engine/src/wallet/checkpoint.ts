@@ -15,8 +15,8 @@ import type { WalletContext } from "./context.ts"
 import { indexHistory } from "./history.ts"
 import { walletStateImage, type WalletStateImage } from "./journal.ts"
 
-/** The checkpoint's format: a restore refuses another (the journal is replayed whole then). */
-export const WALLET_CHECKPOINT_VERSION = 1
+/** The checkpoint's format: a restore refuses another (the journal is replayed whole then). 2: the record books' finished places as blocks. */
+export const WALLET_CHECKPOINT_VERSION = 2
 
 export interface WalletCheckpoint {
   readonly version: typeof WALLET_CHECKPOINT_VERSION

@@ -14,12 +14,14 @@
  * objects under their keys, as records under way do: no digest, no log.
  */
 import { invariant, sha256Key128 } from "@sandnet/core"
+import { entriesOfIndexBlocks, indexBlocks, type IndexBlock } from "../history/id-blocks.ts"
 import { ArchivedLog, NEVER_ARCHIVE, neverArchives, type ArchivedLogImage, type ArchivedLogLimits } from "../history/archived-log.ts"
 
 /** A record book as data (an engine checkpoint's part). */
 export interface RecordBookImage<R> {
   readonly underWay: ReadonlyArray<readonly [string, R]>
-  readonly finishedAt: ReadonlyArray<readonly [string, number]>
+  /** Digest and place, as blocks (history/id-blocks.ts: a block that did not change is the same bytes). */
+  readonly finishedAt: ReadonlyArray<IndexBlock>
   readonly finished: ArchivedLogImage<R>
 }
 
@@ -74,14 +76,14 @@ export class RecordBook<R> {
   }
 
   image(): RecordBookImage<R> {
-    return { underWay: [...this.underWay], finishedAt: [...this.finishedAt], finished: this.finished.image() }
+    return { underWay: [...this.underWay], finishedAt: indexBlocks(this.finishedAt), finished: this.finished.image() }
   }
 
   /** Takes an image into this empty book. */
   restore(image: RecordBookImage<R>): void {
     invariant(this.size === 0 && this.finished.length === 0, "a record book takes an image only when empty")
     for (const [key, record] of image.underWay) this.underWay.set(key, record)
-    for (const [digest, at] of image.finishedAt) this.finishedAt.set(digest, at)
+    for (const [digest, at] of entriesOfIndexBlocks(image.finishedAt)) this.finishedAt.set(digest, at)
     this.finished.restore(image.finished)
     invariant([...this.finishedAt.values()].every((at) => at < this.finished.length), "a record book's finished records are in its log")
   }

@@ -25,8 +25,8 @@ import {
 } from "@sandnet/engine"
 import { Streams } from "../journal/streams.ts"
 
-/** The document's format: another is ignored (the journals are replayed whole). 2: the scans' id indexes as blocks (engine history/id-blocks.ts); 3: the participants' index by update id; 4: their decided commands. */
-export const ENGINE_CHECKPOINT_VERSION = 4
+/** The document's format: another is ignored (the journals are replayed whole). 2: the scans' id indexes as blocks (engine history/id-blocks.ts); 3: the participants' index by update id; 4: their decided commands; 5: the wallets' finished records' places. */
+export const ENGINE_CHECKPOINT_VERSION = 5
 
 export interface EngineCheckpoint {
   readonly version: typeof ENGINE_CHECKPOINT_VERSION
