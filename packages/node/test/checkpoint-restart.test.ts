@@ -4,8 +4,6 @@
  * whole (the same store, `fromCheckpoint: false`): wallet reads, every history log, the derived
  * indexes (ACS and scan digests), a new offer accepted on both.
  */
-import * as v8 from "node:v8"
-import * as zlib from "node:zlib"
 import { SIMULATION_EPOCH } from "@sandnet/core"
 import { historyLogsOf, type WalletState } from "@sandnet/engine"
 import { makeMemoryBacking, type MemoryBacking } from "@sandnet/store"
@@ -188,28 +186,6 @@ describe("a restart from the engine checkpoint", () => {
     const document = storedDocument(backing)
     expect(gone.length).toBeLessThanOrEqual(2 * document.scans.length + 2 * document.participants.length + 4 * document.wallets.length)
     expect(first.size - gone.length).toBeGreaterThan(5)
-  }, 120_000)
-
-  it("reads a checkpoint written before segment rows (the segments inside it)", async () => {
-    const backing = await afterCleanShutdown()
-    const rows = backing.snapshots.get("checkpoint")!
-    const stored = JSON.parse(rows.get("engine")!) as StoredCheckpoint
-    const whole = { version: stored.version, encoding: "v8+brotli1+base64", ordinal: stored.ordinal, heads: stored.heads, bytes: zlib.brotliCompressSync(v8.serialize(storedDocument(backing))).toString("base64") }
-    for (const hash of segmentRows(backing).keys()) rows.delete(segmentRowKey(hash))
-    rows.set("engine", JSON.stringify(whole))
-    const second = await startRuntime(backing)
-    try {
-      expect(initialOf(second).checkpointOrdinal).toBe(stored.ordinal)
-      expect(initialOf(second).replayCount).toBe(0)
-      expect(await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t13"))).toMatchObject({ _tag: "Right", right: { status: "accepted" } })
-      const history = await Effect.runPromise(second.runtime.read((e) => Effect.sync(() => historyLogsOf(e.network).map((log) => [...log].length))))
-      expect(history.some((n) => n > 10)).toBe(true)
-    } finally {
-      await second.close()
-    }
-    // its first checkpoint (the shutdown's) puts the segments as rows
-    expect(new Set(segmentRows(backing).keys())).toEqual(new Set((JSON.parse(rows.get("engine")!) as StoredCheckpoint).segments))
-    expect(segmentRows(backing).size).toBeGreaterThan(5)
   }, 120_000)
 
   it("a checkpoint that does not decode, or is stale, is ignored: the journals are replayed whole", async () => {

@@ -1,15 +1,16 @@
 /**
- * Update ids in a checkpoint image as blocks of bytes. The indexes that grow with the history
- * (a scan's verdicts by update id, its event order, a participant's updates by update id and its
- * decided commands) were most of what an engine checkpoint
- * serializes again each time once the history's segments are rows of their own (7 of 18 MB after
- * 20,000 offers each withdrawn: docs/benchmarks.md, 2026-11-30 evening). As blocks of a fixed
- * number of ids, 32 bytes each (an update id is `1220` and 64 hex digits: core ids.ts), a block
- * that holds the same ids is the same bytes in every checkpoint, so a node stores it once (node
- * checkpoint/segments.ts stores every byte array of a checkpoint that large as a row of its own),
- * and it is less than half the size of the ids as strings.
+ * The indexes that grow with the history, in a checkpoint image as blocks of bytes: a scan's
+ * verdict ids and event order (`idBlocks`: update ids, 32 bytes each), a participant's log
+ * positions by update id and its decided commands, a wallet record book's finished places
+ * (`indexBlocks`: a 16-byte key and a 4-byte number each). Once the history's segments were rows
+ * of their own, these were most of what every engine checkpoint serialized again (7 of 18 MB after
+ * 20,000 offers each withdrawn: docs/benchmarks.md, 2026-11-30 evening). In blocks of a fixed
+ * number of entries, a block that holds the same entries is the same bytes in every checkpoint, so
+ * a node stores it once (node checkpoint/segments.ts stores every byte array of a checkpoint that
+ * large as a row of its own).
  *
- * A block holding any id of another shape (none that the engine makes) keeps its ids as strings.
+ * A block holding an entry of another shape (a malformed id's, none that the engine makes) keeps
+ * its entries as they are.
  */
 import { invariant } from "@sandnet/core"
 
@@ -45,7 +46,7 @@ const blockOf = (ids: ReadonlyArray<string>): IdBlock => {
 }
 
 /** Items in order, cut into runs of `entries` (the last one shorter), each made a block by `blockOf`. */
-export const inBlocks = <T, B>(items: Iterable<T>, entries: number, blockOf: (run: ReadonlyArray<T>) => B): Array<B> => {
+const inBlocks = <T, B>(items: Iterable<T>, entries: number, blockOf: (run: ReadonlyArray<T>) => B): Array<B> => {
   invariant(Number.isSafeInteger(entries) && entries >= 1, "a block holds at least one entry")
   const blocks: Array<B> = []
   let pending: Array<T> = []

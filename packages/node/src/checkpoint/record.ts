@@ -31,8 +31,8 @@ const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
 
 /**
  * Checkpoints compressing at once, at most: each holds its serialization (55 MB at 20,000 open
- * offers, the segments left out) until its compression ends. One due meanwhile waits for it (the schedule asks again at
- * the next batch).
+ * offers, the segments left out) until its compression ends. One due meanwhile waits for it (the
+ * schedule asks again at the next batch).
  */
 export const MAX_CHECKPOINTS_COMPRESSING = 1
 
@@ -128,7 +128,7 @@ export class CheckpointWriter {
   }
 
   private put(recorder: CheckpointRecorder, { body, fresh }: ReadyCheckpoint): void {
-    const named = new Set(body.segments ?? [])
+    const named = new Set(body.segments)
     for (const hash of named) {
       if (this.stored.has(hash)) continue
       const bytes = fresh.get(hash)

@@ -10,7 +10,6 @@
  * Sandnet's document, a truncated row, a segment row missing) is ignored with a warning: the
  * journals are replayed whole.
  */
-import * as v8 from "node:v8"
 import * as zlib from "node:zlib"
 import { SEGMENT_BROTLI } from "@sandnet/engine"
 import { Either } from "effect"
@@ -20,8 +19,6 @@ import { deserializeWithSegments, serializeWithSegments } from "./segments.ts"
 export const CHECKPOINT_KEY = "engine"
 
 const ENCODING = "v8+segments+brotli1+base64"
-/** The encoding before segment rows (the segments inside): still read. */
-const ENCODING_WHOLE = "v8+brotli1+base64"
 
 /** The stored row's body. */
 export interface StoredCheckpoint {
@@ -30,7 +27,7 @@ export interface StoredCheckpoint {
   readonly ordinal: number
   readonly heads: ReadonlyArray<readonly [string, number]>
   /** The hashes of the segment rows it needs, in the order its serialization names them. */
-  readonly segments?: ReadonlyArray<string>
+  readonly segments: ReadonlyArray<string>
   readonly bytes: string
 }
 
@@ -87,16 +84,16 @@ export const decodeCheckpoint = (body: unknown, segment: (hash: string) => Buffe
   if (typeof body !== "object" || body === null) return Either.left("the stored checkpoint is not an object")
   const stored = body as Partial<StoredCheckpoint>
   if (stored.version !== ENGINE_CHECKPOINT_VERSION) return Either.left(`a checkpoint of version ${String(stored.version)} (this node reads ${ENGINE_CHECKPOINT_VERSION})`)
-  if ((stored.encoding !== ENCODING && stored.encoding !== ENCODING_WHOLE) || typeof stored.bytes !== "string") return Either.left(`a checkpoint encoded as ${String(stored.encoding)}`)
+  if (stored.encoding !== ENCODING || typeof stored.bytes !== "string" || !Array.isArray(stored.segments)) return Either.left(`a checkpoint encoded as ${String(stored.encoding)}`)
   const segments: Array<Buffer> = []
-  for (const hash of stored.encoding === ENCODING ? (stored.segments ?? []) : []) {
+  for (const hash of stored.segments) {
     const bytes = segment(hash)
     if (bytes === undefined) return Either.left(`its segment row ${hash} is missing`)
     segments.push(bytes)
   }
   try {
     const serialized = zlib.brotliDecompressSync(Buffer.from(stored.bytes, "base64"))
-    const checkpoint = (stored.encoding === ENCODING ? deserializeWithSegments(serialized, segments) : v8.deserialize(serialized)) as EngineCheckpoint
+    const checkpoint = deserializeWithSegments(serialized, segments) as EngineCheckpoint
     if (checkpoint.version !== ENGINE_CHECKPOINT_VERSION || checkpoint.ordinal !== stored.ordinal) return Either.left("the checkpoint's document does not match its row")
     return Either.right(checkpoint)
   } catch (error) {
