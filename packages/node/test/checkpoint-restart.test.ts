@@ -16,8 +16,9 @@ import { crashCopy, startOnBacking } from "./memory-node.ts"
 
 const SMALL_HISTORY = { hotEntries: 4, segmentEntries: 3, deferUpTo: 6 }
 
-const startRuntime = (backing: MemoryBacking, fromCheckpoint = true) =>
-  startOnBacking(backing, { wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, historyLimits: SMALL_HISTORY, checkpointEvery: 60 }, { fromCheckpoint })
+// Idle checkpoints off, but where a test turns them on: the tests below count on where the last busy one fell.
+const startRuntime = (backing: MemoryBacking, fromCheckpoint = true, idleCheckpoints = false) =>
+  startOnBacking(backing, { wallets: true, clock: { _tag: "manual", start: SIMULATION_EPOCH }, tickIntervalMillis: 5, historyLimits: SMALL_HISTORY, checkpointEvery: 60, idleCheckpoints }, { fromCheckpoint })
 
 type Started = Awaited<ReturnType<typeof startRuntime>>
 
@@ -147,6 +148,31 @@ describe("a restart from the engine checkpoint", () => {
     } finally {
       await fromCheckpoint.close()
       await whole.close()
+    }
+  }, 120_000)
+
+  it("a node that went idle writes a checkpoint of everything it journaled: a kill -9 then replays nothing", async () => {
+    const storedOrdinal = (backing: MemoryBacking) => (JSON.parse(backing.snapshots.get("checkpoint")?.get("engine") ?? "{\"ordinal\":0}") as StoredCheckpoint).ordinal
+    for (const idle of [true, false]) {
+      const backing = makeMemoryBacking()
+      const first = await startRuntime(backing, true, idle)
+      await workload(first)
+      const journaled = Option.getOrThrow(first.runtime.storage).engine.lastOrdinal
+      // the manual clock stands still: the ticks change nothing, and 40 of them (5 ms each) make the node idle
+      for (let waited = 0; waited < 100 && storedOrdinal(backing) < journaled; waited++) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(storedOrdinal(backing) === journaled).toBe(idle)
+      const killed = await crashCopy(first.store, backing)
+      const atKill = storedOrdinal(killed)
+      await first.close()
+      const second = await startRuntime(killed)
+      try {
+        const initial = initialOf(second)
+        expect(initial.replayCount === 0).toBe(idle)
+        expect(initial.checkpointOrdinal).toBe(atKill)
+        expect((await wallet(second.runtime, (w) => w.getTransferOfferStatus("alice", "t29")))._tag).toBe("Right")
+      } finally {
+        await second.close()
+      }
     }
   }, 120_000)
 

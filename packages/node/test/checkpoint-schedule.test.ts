@@ -1,6 +1,6 @@
 /** When the next engine checkpoint is due: `every` entries after the last, and as many journal bytes as it took. */
 import { describe, expect, it } from "vitest"
-import { CheckpointSchedule, JOURNAL_ENTRY_BYTES } from "../src/checkpoint/record.ts"
+import { CheckpointSchedule, IDLE_COMMIT_POINTS, IDLE_SHARE, JOURNAL_ENTRY_BYTES } from "../src/checkpoint/record.ts"
 
 describe("CheckpointSchedule", () => {
   it("is due `every` entries after the last checkpoint, later when the last one was larger than that much journal", () => {
@@ -19,5 +19,33 @@ describe("CheckpointSchedule", () => {
     schedule.restart(50)
     expect(schedule.due(1049)).toBe(false)
     expect(schedule.due(1050)).toBe(true)
+  })
+
+  it("is due sooner once the node is idle: after IDLE_COMMIT_POINTS commit points in a row without a change, and a share of the busy rule's journal", () => {
+    const schedule = new CheckpointSchedule(0, 1000)
+    schedule.wrote(0, 4000 * JOURNAL_ENTRY_BYTES)
+    const share = 4000 / IDLE_SHARE
+    for (let i = 0; i < IDLE_COMMIT_POINTS - 1; i++) schedule.observe(false)
+    expect(schedule.dueIdle(share)).toBe(false)
+    schedule.observe(false)
+    expect(schedule.dueIdle(share - 1)).toBe(false)
+    expect(schedule.dueIdle(share)).toBe(true)
+    // a change: busy again, the count starts over
+    schedule.observe(true)
+    expect(schedule.dueIdle(share)).toBe(false)
+    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    expect(schedule.dueIdle(share)).toBe(true)
+    // once written, the next needs new journal, however long the node stays idle
+    schedule.wrote(share, 100 * JOURNAL_ENTRY_BYTES)
+    schedule.observe(false)
+    expect(schedule.dueIdle(share)).toBe(false)
+    expect(schedule.dueIdle(share + 1000 / IDLE_SHARE)).toBe(true)
+  })
+
+  it("never when idle checkpoints are off", () => {
+    const schedule = new CheckpointSchedule(0, 1000, false)
+    for (let i = 0; i < 10 * IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    expect(schedule.dueIdle(999)).toBe(false)
+    expect(schedule.due(1000)).toBe(true)
   })
 })

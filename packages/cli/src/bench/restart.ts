@@ -29,6 +29,8 @@ export interface RestartRun {
   readonly offers: number
   /** Whether each offer was withdrawn right after it was made (history without live state). */
   readonly withdrawn: boolean
+  /** Whether the node sat idle for `IDLE_BEFORE_KILL_MS` before the kill (it writes a checkpoint then). */
+  readonly idle: boolean
   readonly wallMs: number
   readonly cpuMs: number | undefined
   /** The same for the main thread alone (PGlite runs in a thread of its own). */
@@ -70,29 +72,40 @@ type Target = { readonly kind: "pglite"; readonly dir: string } | { readonly kin
 const targetArgs = (target: Target): ReadonlyArray<string> =>
   target.kind === "pglite" ? ["--data-dir", target.dir] : ["--database-url", target.url, "--schema", target.schema]
 
-/** A size of history: offers before the kill, each withdrawn right after it was made or left open. */
+/** A size of history: offers before the kill, each withdrawn right after it was made or left open, the kill at once or after the node sat idle. */
 export interface RestartSize {
   readonly offers: number
   readonly withdrawn: boolean
+  readonly idle: boolean
 }
 
 /**
+ * How long a node sits idle before the kill in an idle size: past the 2 s after which an idle
+ * node writes a checkpoint (node checkpoint/record.ts), with time for its compression and put.
+ */
+export const IDLE_BEFORE_KILL_MS = 4000
+
+/**
  * The sizes of history measured: `SANDNET_BENCH_RESTART_OFFERS` (offers before the kill,
- * comma-separated; a `w` after a number withdraws each offer right after it is made), default
- * 2,000 and 20,000 open offers and 20,000 withdrawn.
+ * comma-separated; a `w` after a number withdraws each offer right after it is made, an `i` kills
+ * the node after it sat idle), default 2,000 open offers killed at once and after the node sat
+ * idle, 20,000 open offers and 20,000 withdrawn.
  */
 export const restartSizes = (raw: string | undefined = process.env["SANDNET_BENCH_RESTART_OFFERS"]): ReadonlyArray<RestartSize> => {
-  const specs = raw === undefined || raw === "" ? ["2000", "20000", "20000w"] : raw.split(",").map((size) => size.trim())
-  const sizes = specs.map((spec) => ({ offers: Number(spec.endsWith("w") ? spec.slice(0, -1) : spec), withdrawn: spec.endsWith("w") }))
+  const specs = raw === undefined || raw === "" ? ["2000", "2000i", "20000", "20000w"] : raw.split(",").map((size) => size.trim())
+  const sizes = specs.map((spec) => {
+    const [, offers, flags] = /^([0-9]*)([wi]*)$/.exec(spec) ?? [spec, "x", ""]
+    return { offers: Number(offers === "" ? "x" : offers), withdrawn: flags!.includes("w"), idle: flags!.includes("i") }
+  })
   if (sizes.some(({ offers }) => !Number.isInteger(offers) || offers < 1)) {
-    throw new Error(`SANDNET_BENCH_RESTART_OFFERS must list whole numbers of offers (a w after one: withdrawn), comma-separated, got ${JSON.stringify(raw)}`)
+    throw new Error(`SANDNET_BENCH_RESTART_OFFERS must list whole numbers of offers (a w after one: withdrawn; an i: idle before the kill), comma-separated, got ${JSON.stringify(raw)}`)
   }
-  return [...sizes].sort((a, b) => a.offers - b.offers || Number(a.withdrawn) - Number(b.withdrawn))
+  return [...sizes].sort((a, b) => a.offers - b.offers || Number(a.withdrawn) - Number(b.withdrawn) || Number(a.idle) - Number(b.idle))
 }
 
 /** The baseline and each size of history, one after the other. */
 const measureSizes = async (sizes: ReadonlyArray<RestartSize>, restart: (size: RestartSize) => Promise<RestartRun>, database: string): Promise<RestartPair> => {
-  const baseline = await restart({ offers: 0, withdrawn: false })
+  const baseline = await restart({ offers: 0, withdrawn: false, idle: false })
   const loaded: Array<RestartRun> = []
   for (const size of sizes) loaded.push(await restart(size))
   return { database, baseline, loaded }
@@ -183,6 +196,7 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
   const first = await startNode(bin, target, port)
   await first.ready
   if (size.offers > 0) await offerLoad(port, size)
+  if (size.idle) await new Promise((resolve) => setTimeout(resolve, IDLE_BEFORE_KILL_MS))
   await kill9(first.child)
   const checkpointRows = target.kind === "postgres" ? await checkpointRowsOf(target.url, target.schema) : undefined
   const second = await startNode(bin, target, port)
@@ -192,6 +206,7 @@ const restartOn = async (bin: string, target: Target, size: RestartSize): Promis
   return {
     offers: size.offers,
     withdrawn: size.withdrawn,
+    idle: size.idle,
     wallMs: second.wallMs,
     cpuMs: second.cpuMs,
     mainThreadCpuMs: second.mainThreadCpuMs,
@@ -231,7 +246,7 @@ const checkpointRowsOf = (url: string, schema: string): Promise<CheckpointRows> 
 
 /** The same on PostgreSQL, in a new schema dropped after it. */
 const restartOnPostgres = async (bin: string, url: string, size: RestartSize): Promise<RestartRun> => {
-  const schema = `sandnet_bench_restart_${process.pid}_${size.offers}${size.withdrawn ? "w" : ""}`
+  const schema = `sandnet_bench_restart_${process.pid}_${size.offers}${size.withdrawn ? "w" : ""}${size.idle ? "i" : ""}`
   try {
     return await restartOn(bin, { kind: "postgres", url, schema }, size)
   } finally {
@@ -275,7 +290,7 @@ export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "engine are the split of its ready message (opening the database and reading the journals; replaying them). Baseline in the same",
   "run: the same kill -9 and restart of a node that took no offers. One run each (compare the CPU column: wall time waits for",
   "a core on a loaded machine). Issue 13's target: at most 1 s, taken after 2,000 offers. A restart restores the node's last",
-  "engine checkpoint (written every 20,000 journal entries or more, docs/storage.md) and replays the entries after it: it grows",
+  "engine checkpoint (written every 20,000 journal entries or more, and sooner by a node that sits idle: docs/storage.md) and replays the entries after it: it grows",
   "with the node's live state (open offers) and with what was written since that checkpoint, not with the whole history.",
   "The checkpoint rows are what the killed node's `checkpoint` stream held, as JSON text: the checkpoint's own row, and the",
   "history's segments it names, each a row of its own (PostgreSQL only).",
@@ -284,7 +299,7 @@ export const renderRestart = (r: RestartBench): ReadonlyArray<string> => [
   "|---|---|---|---|---|---|---|---|---|",
   ...r.pairs.flatMap((p) => [
     row(p.database, "baseline: after genesis only", p.baseline),
-    ...p.loaded.map((run) => row(p.database, `after ${run.offers.toLocaleString("en-US")} offers${run.withdrawn ? ", each withdrawn" : ""}`, run))
+    ...p.loaded.map((run) => row(p.database, `after ${run.offers.toLocaleString("en-US")} offers${run.withdrawn ? ", each withdrawn" : ""}${run.idle ? `, then idle ${IDLE_BEFORE_KILL_MS / 1000} s` : ""}`, run))
   ]),
   ...r.skipped.map((reason) => `\nNot measured: ${reason}`),
   ""

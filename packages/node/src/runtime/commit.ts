@@ -43,7 +43,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
   let lastCommit: Commit
   let batches = 0
   const checkpointEvery = ctx.options.checkpointEvery ?? CHECKPOINT_EVERY
-  const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, checkpointEvery)
+  const schedule = new CheckpointSchedule(storage?.initial.checkpointOrdinal ?? 0, checkpointEvery, ctx.options.idleCheckpoints ?? true)
   const checkpoints = new CheckpointWriter(storage?.initial.checkpointSegments)
 
   const journalPoint = (engine: EngineInstance): Effect.Effect<Commit> =>
@@ -55,8 +55,13 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       const changed = storage.engine.pending
+      schedule.observe(changed)
       checkpoints.putReady(storage.engine)
       if (!changed) {
+        // an idle node's checkpoint covers what earlier batches enqueued; its row goes with a later one
+        if (schedule.dueIdle(storage.engine.lastOrdinal) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
+          schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
+        }
         // a checkpoint alone changes nothing a read could see: it is written, and reads do not wait for it
         if (storage.engine.pending) storage.committer.enqueue(storage.engine.drain())
         return lastCommit

@@ -78,6 +78,8 @@ export interface NodeRuntimeOptions {
   readonly historyLimits?: Omit<ArchivedLogLimits, "keeper"> | undefined
   /** Journal entries between two engine checkpoints, at least (default `CHECKPOINT_EVERY`; 0: none; checkpoint/record.ts). */
   readonly checkpointEvery?: number | undefined
+  /** Whether a node that went idle writes a checkpoint sooner (default true; checkpoint/record.ts `CheckpointSchedule`). */
+  readonly idleCheckpoints?: boolean | undefined
 }
 
 /** One engine instance; `reset` replaces it with a fresh one. */
