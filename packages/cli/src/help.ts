@@ -60,7 +60,7 @@ export const COMMANDS: ReadonlyArray<CommandHelp> = [
       { name: "localnet", description: "LocalNet's layout and names (ledger 2975 / 3975, validator 2000, scan.localhost:4000, registry 5003, user ledger-api-user, Amulet): code written for LocalNet runs unchanged (docs/localnet.md)" },
       { name: "port-offset", value: "N", description: "with --localnet: shifts every port of the layout by N, so parallel tests do not collide", default: "0" },
       { name: "completion-timeout", value: "SECONDS", description: "how long a submit-and-wait (504 REQUEST_TIME_OUT) or a wallet command (503 COMMAND_OUTCOME_UNKNOWN) awaits its completion before answering that its outcome is unknown", default: "60" },
-      { name: "checkpoint-every", value: "ENTRIES", description: "journal entries between two engine checkpoints, at least (a restart restores the last one and replays only what follows it; 0: none written or read, a restart replays the whole journal)", default: "20000" }
+      { name: "checkpoint-every", value: "ENTRIES", description: "journal entries between two engine checkpoints while the node is busy, at least (a node idle for 2 s writes one after an eighth of that; a restart restores the last one and replays only what follows it; 0: none written or read, a restart replays the whole journal)", default: "20000" }
     ],
     examples: ["sandnet start --in-memory", "sandnet start --port 8080 --data-dir ./my-node", "sandnet start --localnet --in-memory", "DATABASE_URL=postgres://localhost/sandnet sandnet start"]
   },
