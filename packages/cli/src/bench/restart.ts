@@ -94,8 +94,9 @@ export const IDLE_BEFORE_KILL_MS = 4000
 export const restartSizes = (raw: string | undefined = process.env["SANDNET_BENCH_RESTART_OFFERS"]): ReadonlyArray<RestartSize> => {
   const specs = raw === undefined || raw === "" ? ["2000", "2000i", "20000", "20000w"] : raw.split(",").map((size) => size.trim())
   const sizes = specs.map((spec) => {
-    const [, offers, flags] = /^([0-9]*)([wi]*)$/.exec(spec) ?? [spec, "x", ""]
-    return { offers: Number(offers === "" ? "x" : offers), withdrawn: flags!.includes("w"), idle: flags!.includes("i") }
+    const match = /^([0-9]+)([wi]*)$/.exec(spec)
+    const flags = match?.[2] ?? ""
+    return { offers: match === null ? Number.NaN : Number(match[1]), withdrawn: flags.includes("w"), idle: flags.includes("i") }
   })
   if (sizes.some(({ offers }) => !Number.isInteger(offers) || offers < 1)) {
     throw new Error(`SANDNET_BENCH_RESTART_OFFERS must list whole numbers of offers (a w after one: withdrawn; an i: idle before the kill), comma-separated, got ${JSON.stringify(raw)}`)

@@ -175,7 +175,7 @@ export const IDLE_SHARE = 8
  */
 export class CheckpointSchedule {
   private lastBytes = 0
-  /** Commit points in a row that changed nothing. */
+  /** Commit points in a row that changed nothing, at most `IDLE_COMMIT_POINTS`. */
   private quiet = 0
 
   constructor(
@@ -194,9 +194,9 @@ export class CheckpointSchedule {
     return ordinal - this.lastOrdinal >= this.busyEntries
   }
 
-  /** A commit point: whether it changed anything. */
+  /** A commit point: whether it changed anything (counted up to `IDLE_COMMIT_POINTS`, all that matters). */
   observe(changed: boolean): void {
-    this.quiet = changed ? 0 : this.quiet + 1
+    this.quiet = changed ? 0 : Math.min(this.quiet + 1, IDLE_COMMIT_POINTS)
   }
 
   /** Whether the node is idle and enough was written since the last checkpoint for one now. */
