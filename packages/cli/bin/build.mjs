@@ -211,6 +211,14 @@ const LAZY_COMMONJS = {
   "@canton-network/core-ledger-proto": ENGINE,
   mime: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpPlatform\.js$/
 }
+/**
+ * pg's stream module probes for Cloudflare Workers as it loads: without a `navigator` global
+ * (Node 21 and later have one) it constructs a fetch `Response`, which loads Node's fetch
+ * implementation (undici): 40 to 45 of the 80 to 90 ms `require("pg")` takes on a slow VM, at
+ * every start on a database (PGlite's too: the node reaches it through pg). The stub lends it a
+ * `navigator` like Node 21's while pg loads, and takes it away after.
+ */
+const PROBES_CLOUDFLARE = new Set(["pg", "pg-cursor"])
 const lazyPgPlugin = {
   name: "lazy-pg",
   setup(b) {
@@ -226,7 +234,13 @@ const lazyPgPlugin = {
         `// sandnet's bundle loads ${args.path} at its first use (see lazyPgPlugin in bin/build.mjs)`,
         "let real",
         `const name = ${JSON.stringify(args.path)}`,
-        "const load = () => (real ??= require(name))",
+        ...(PROBES_CLOUDFLARE.has(args.path)
+          ? [
+              // pg's probe for Cloudflare Workers asks \`navigator\` first, which Node 21 and later define
+              "const asNode21 = (load) => { if (globalThis.navigator !== undefined) return load(); globalThis.navigator = { userAgent: \"Node.js\" }; try { return load() } finally { delete globalThis.navigator } }",
+              "const load = () => (real ??= asNode21(() => require(name)))"
+            ]
+          : ["const load = () => (real ??= require(name))"]),
         "const at = (key) => (key === undefined ? load() : load()[key])",
         "const lazyFunction = (key) => new Proxy(function () {}, { apply: (_, self, args) => Reflect.apply(at(key), self, args), construct: (_, args) => Reflect.construct(at(key), args), get: (_, property) => at(key)[property] })",
         "const lazyObject = (key) => new Proxy({}, { get: (_, property) => at(key)[property], set: (_, property, value) => ((at(key)[property] = value), true), has: (_, property) => property in at(key) })"
