@@ -79,6 +79,10 @@ describe("mistakes in the command line", () => {
     expectOneLine(await run(["start", "--in-memory", "--data-dir", kept]), 2, /^sandnet start: --in-memory and --data-dir pick different stores: give one of them$/)
     expectOneLine(await run(["start", "--data-dir", kept, "--database-url", "postgres://127.0.0.1:1/x"]), 2, /--data-dir and --database-url pick different stores/)
     expectOneLine(await run(["start", "--in-memory", "--schema", "s"]), 2, /--schema names the node's PostgreSQL schema: it goes with --database-url/)
+    // a name PostgreSQL would refuse, refused before the server is asked (none listens at port 1)
+    for (const schema of ["Bad", "pg_reserved", "1st"]) {
+      expectOneLine(await run(["start", "--database-url", "postgres://127.0.0.1:1/x", "--schema", schema]), 1, new RegExp(`^sandnet start: schema must match .* and not start with pg_ \\(PostgreSQL reserves those names\\), got "${schema}"$`))
+    }
     // the storage commands too
     expectOneLine(await run(["rebuild", "--data-dir", kept, "--database-url", "postgres://127.0.0.1:1/x"]), 2, /^sandnet rebuild: --data-dir and --database-url pick different stores/)
     expectOneLine(await run(["snapshot", "--out", path.join(dir, "out.gz"), "--data-dir", kept, "--schema", "s"]), 2, /^sandnet snapshot: --schema names the node's PostgreSQL schema/)

@@ -31,14 +31,17 @@ export const MIGRATIONS_TABLE = "sandnet_migrations"
 
 const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/
 
-/** A schema name the store accepts: lowercase letters, digits and `_`, not starting with a digit, at most 63 bytes. */
+/**
+ * A schema name the store accepts: lowercase letters, digits and `_`, not starting with a digit, at
+ * most 63 bytes, and not starting with `pg_` (PostgreSQL reserves those: it refuses to create one).
+ */
 export const validateSchema = (schema: string): Effect.Effect<string, StoreConfigError> =>
-  schemaPattern.test(schema)
+  schemaPattern.test(schema) && !schema.startsWith("pg_")
     ? Effect.succeed(schema)
     : Effect.fail(
       new StoreConfigError({
         option: "schema",
-        message: `schema must match ${schemaPattern.source}, got ${JSON.stringify(schema)}`
+        message: `schema must match ${schemaPattern.source} and not start with pg_ (PostgreSQL reserves those names), got ${JSON.stringify(schema)}`
       })
     )
 
