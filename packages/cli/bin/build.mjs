@@ -236,7 +236,7 @@ const lazyPgPlugin = {
         `const name = ${JSON.stringify(args.path)}`,
         ...(PROBES_CLOUDFLARE.has(args.path)
           ? [
-              // pg's probe for Cloudflare Workers asks \`navigator\` first, which Node 21 and later define
+              // its probe asks for `navigator` first, which Node 21 and later define
               "const asNode21 = (load) => { if (globalThis.navigator !== undefined) return load(); globalThis.navigator = { userAgent: \"Node.js\" }; try { return load() } finally { delete globalThis.navigator } }",
               "const load = () => (real ??= asNode21(() => require(name)))"
             ]
