@@ -42,6 +42,15 @@ describe("CheckpointSchedule", () => {
     expect(schedule.dueIdle(share + 1000 / IDLE_SHARE)).toBe(true)
   })
 
+  it("at a commit point, by the busy rule where it changed something and by the idle one where it did not", () => {
+    const schedule = new CheckpointSchedule(0, 1000)
+    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    expect(schedule.dueAt(1000 / IDLE_SHARE, false)).toBe(true)
+    schedule.observe(true)
+    expect(schedule.dueAt(1000 / IDLE_SHARE, true)).toBe(false)
+    expect(schedule.dueAt(1000, true)).toBe(true)
+  })
+
   it("never when idle checkpoints are off", () => {
     const schedule = new CheckpointSchedule(0, 1000, false)
     for (let i = 0; i < 10 * IDLE_COMMIT_POINTS; i++) schedule.observe(false)

@@ -204,6 +204,11 @@ export class CheckpointSchedule {
     return this.whenIdle && this.quiet >= IDLE_COMMIT_POINTS && ordinal - this.lastOrdinal >= Math.ceil(this.busyEntries / IDLE_SHARE)
   }
 
+  /** Whether a checkpoint is due at a commit point: by the busy rule where it `changed` something, else by the idle one. */
+  dueAt(ordinal: number, changed: boolean): boolean {
+    return changed ? this.due(ordinal) : this.dueIdle(ordinal)
+  }
+
   /** A checkpoint was written at `ordinal`. */
   wrote(ordinal: number, serializedBytes: number): void {
     this.lastOrdinal = ordinal

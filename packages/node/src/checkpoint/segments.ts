@@ -10,14 +10,14 @@
  * to `_writeHostObject`, and a byte array of `MIN_SEGMENT_BYTES` or more is written as an index
  * into the checkpoint's list of segment rows. The engine's images stay plain data and know nothing
  * of this; any byte array that large is stored the same way, and the engine makes the parts of its
- * images that grow with the history and do not change into byte arrays for it (the scans' blocks
- * of update ids).
+ * images that grow with the history and do not change into byte arrays for it (engine
+ * history/id-blocks.ts: the scans' update ids, the participants' and wallets' indexes).
  */
 import { invariant } from "@sandnet/core"
 import { createHash } from "node:crypto"
 import * as v8 from "node:v8"
 
-/** Byte arrays of this size or more go to rows of their own: a served node's segments are 10 to 40 KB (a test's small ones 0.7 to 3 KB), a full block of a scan's update ids 64 KB (engine history/id-blocks.ts); the checkpoint's other typed arrays are the segments' entry starts (Uint32Array). */
+/** Byte arrays of this size or more go to rows of their own: a served node's segments are 10 to 40 KB (a test's small ones 0.7 to 3 KB), a full block of a scan's update ids 64 KB, of an index 40 KB (engine history/id-blocks.ts); the checkpoint's other typed arrays are the segments' entry starts (Uint32Array). */
 export const MIN_SEGMENT_BYTES = 512
 
 /** The prefix of the segment rows' keys in the `checkpoint` stream. */

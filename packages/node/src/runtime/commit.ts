@@ -57,18 +57,15 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       const changed = storage.engine.pending
       schedule.observe(changed)
       checkpoints.putReady(storage.engine)
+      if (changed && ++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
+      // a busy node's checkpoint covers this batch; an idle one's what earlier batches enqueued (its row goes with a later one)
+      if (schedule.dueAt(storage.engine.lastOrdinal, changed) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
+        schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
+      }
       if (!changed) {
-        // an idle node's checkpoint covers what earlier batches enqueued; its row goes with a later one
-        if (schedule.dueIdle(storage.engine.lastOrdinal) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
-          schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
-        }
         // a checkpoint alone changes nothing a read could see: it is written, and reads do not wait for it
         if (storage.engine.pending) storage.committer.enqueue(storage.engine.drain())
         return lastCommit
-      }
-      if (++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
-      if (schedule.due(storage.engine.lastOrdinal) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
-        schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
       }
       lastCommit = storage.committer.enqueue(storage.engine.drain())
       return lastCommit
