@@ -302,7 +302,8 @@ export const start = (given: StartOptions) =>
       const stored = yield* NodeStorage
       const resumed = stored.initial.entryCount
       const from = stored.startedFrom()
-      const fromCheckpoint = from.checkpointOrdinal === undefined ? "" : `from the checkpoint of entry ${from.checkpointOrdinal}, then `
+      const followed = from.checkpointFollowed === undefined ? "" : ` (and of ${from.checkpointFollowed} entries of the other nodes' journals)`
+      const fromCheckpoint = from.checkpointOrdinal === undefined ? "" : `from the checkpoint of entry ${from.checkpointOrdinal}${followed}, then `
       const lines = [
         `Sandnet node ready in ${seconds(performance.now() - started)} s (storage ${seconds(marks.storage - started)} s, engine ${seconds(marks.engine - marks.storage)} s)`,
         `  network    ${network.superValidators.length} super validator, ${network.validators.length} validator, ${network.synchronizers.length} synchronizer (${network.synchronizers[0]!.info.synchronizerId})`,

@@ -61,6 +61,13 @@ const offer = (sender: string, receiver: string, dso: string, commandId: string)
   actAs: [sender]
 })
 
+/** The update ids of a node's scan (a validator's: its copy of sv1's), in order. */
+const scanOf = async (node: NodeName): Promise<Array<string>> => {
+  const answer = await request(`${url(node)}/api/scan/v2/updates`, token, "POST", { page_size: 1000 })
+  expect(answer.status).toBe(200)
+  return (answer.json as { transactions: Array<{ update_id: string }> }).transactions.map((t) => t.update_id)
+}
+
 /** Every transaction on a node's update stream visible to `party`: update id -> offset. */
 /** The transactions of a node's stream visible to `party` that create a transfer offer to `receiver`. */
 const offersOf = async (node: NodeName, party: string, receiver: string): Promise<Map<string, number>> =>
@@ -153,15 +160,21 @@ describe("a network spread over processes", () => {
 
   it("a restarted process resumes its ledger exactly and receives what was sent while it was down", async () => {
     const v2 = await operatorOf("validator2")
+    // coin moves before and while validator2 is down: the DSO is a stakeholder, so its scan (and validator2's copy of it) has them
+    const tap = () => request(`${url("validator1")}/api/validator/v0/wallet/tap`, token, "POST", { amount: "5.0" })
+    expect((await tap()).status).toBe(200)
+    await eventually("validator2's copy of sv1's scan caught up", async () => [await scanOf("sv1"), await scanOf("validator2")], ([sv1, copy]) => sv1!.length > 1 && copy!.length === sv1!.length)
     const before = await transactionsOf("validator2", v2)
     const endBefore = await ledgerEnd("validator2")
     await stop(running.get("validator2")!, "SIGTERM")
+    expect((await tap()).status).toBe(200)
     running.delete("validator2")
     // sent while validator2 is down: waits in the cluster's mailbox
     const [v1, dso] = [await operatorOf("validator1"), await dsoOf("validator1")]
     const submitted = request(`${url("validator1")}/v2/commands/submit-and-wait`, token, "POST", offer(v1, v2, dso, "while-down"))
     running.set("validator2", await startNode(args("validator2"), cwd))
-    expect(running.get("validator2")!.output()).toContain("resumed:")
+    // its clean shutdown wrote its checkpoint: its nodes, its copies of the others' and how far it had followed them
+    expect(running.get("validator2")!.output()).toMatch(/resumed: from the checkpoint of entry \d+ \(and of \d+ entries of the other nodes' journals\), then 0 journal entries replayed/)
     const answer = await submitted
     expect(answer.status, JSON.stringify(answer.json)).toBe(200)
     const { updateId } = answer.json as { updateId: string }
@@ -170,6 +183,34 @@ describe("a network spread over processes", () => {
     for (const [id, offset] of before) expect(after.get(id)).toBe(offset)
     expect(after.get(updateId)!).toBeGreaterThan(endBefore)
     expect(new Set(after.values()).size).toBe(after.size)
+    // its copy of sv1's scan, restored and followed on from where the checkpoint left it, is sv1's: nothing missed, nothing twice
+    const atSv1 = await scanOf("sv1")
+    const copy = await eventually("validator2's copy of sv1's scan", () => scanOf("validator2"), (ids) => ids.length >= atSv1.length)
+    expect(copy.slice(0, atSv1.length)).toEqual(atSv1)
+    expect(new Set(copy).size).toBe(copy.length)
+  }, 60_000)
+
+  it("a validator's process that journals little of what it follows writes its checkpoint as the others' journals grow, once idle", async () => {
+    // a low busy rule: an idle checkpoint is due after 5 entries journaled or followed (an eighth of 40)
+    const followedFromReadyLine = (output: string): number => {
+      const followed = /resumed: from the checkpoint of entry \d+ \(and of (\d+) entries of the other nodes' journals\)/.exec(output)
+      expect(followed, output).not.toBeNull()
+      return Number(followed![1])
+    }
+    await stop(running.get("validator2")!, "SIGTERM")
+    running.set("validator2", await startNode([...args("validator2"), "--checkpoint-every", "40"], cwd))
+    const before = followedFromReadyLine(running.get("validator2")!.output())
+    // taps on validator1: its journal and sv1's grow, validator2's does not (its parties are no stakeholders)
+    const taps = 6
+    for (let i = 0; i < taps; i++) expect((await request(`${url("validator1")}/api/validator/v0/wallet/tap`, token, "POST", { amount: "1.0" })).status).toBe(200)
+    await eventually("validator2's copy of sv1's scan caught up", async () => [await scanOf("sv1"), await scanOf("validator2")], ([sv1, copy]) => copy!.length === sv1!.length)
+    // idle for 40 commit points (2 s at the 50 ms tick), with room to spare, then killed
+    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    await stop(running.get("validator2")!, "SIGKILL")
+    running.set("validator2", await startNode(args("validator2"), cwd))
+    const output = running.get("validator2")!.output()
+    expect(output).toMatch(/then 0 journal entries replayed/)
+    expect(followedFromReadyLine(output)).toBeGreaterThanOrEqual(before + taps)
   }, 60_000)
 
   it("coin moves between processes through the wallets: tap, offer, accept, the sender's automation completes it", async () => {
@@ -214,7 +255,7 @@ describe("a network spread over processes", () => {
     await stop(running.get("sv1")!, "SIGTERM")
     running.delete("sv1")
     running.set("sv1", await startNode(args("sv1"), cwd))
-    expect(running.get("sv1")!.output()).toContain("resumed:")
+    expect(running.get("sv1")!.output()).toMatch(/resumed: from the checkpoint of entry \d+ \(and of \d+ entries of the other nodes' journals\), then 0 journal entries replayed/)
     const [v1, v2, dso] = [await operatorOf("validator1"), await operatorOf("validator2"), await dsoOf("validator1")]
     const answer = await request(`${url("validator1")}/v2/commands/submit-and-wait`, token, "POST", offer(v1, v2, dso, "after-sv1-restart"))
     expect(answer.status, JSON.stringify(answer.json)).toBe(200)
@@ -240,6 +281,8 @@ describe("a network spread over processes", () => {
     const atKill = acked.size
     await eventually("offers while validator2 is down", async () => acked.size, (n) => n >= atKill + 20)
     running.set("validator2", await startNode(args("validator2"), cwd))
+    // from the last checkpoint it wrote (at its restart's clean shutdown or since), then its journal after it
+    expect(running.get("validator2")!.output()).toMatch(/resumed: from the checkpoint of entry \d+ \(and of \d+ entries of the other nodes' journals\), then \d+ journal entries replayed/)
     await eventually("offers after the restart", async () => acked.size, (n) => n >= atKill + 40)
     stopping = true
     await Promise.all(workers)

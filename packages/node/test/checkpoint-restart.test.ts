@@ -245,11 +245,13 @@ describe("a restart from the engine checkpoint", () => {
     }
   }, 120_000)
 
-  it("a checkpoint that decodes but does not fit the network, or a wallet, is given up for the journals, replayed whole", async () => {
+  it("a checkpoint that decodes but does not fit the network, a wallet or the kind of process, is given up for the journals, replayed whole", async () => {
     const misfits: ReadonlyArray<(checkpoint: Node.EngineCheckpoint) => Node.EngineCheckpoint> = [
       (checkpoint) => ({ ...checkpoint, participants: checkpoint.participants.slice(1) }),
       // a wallet's history index past its participant's log: the wallet's restore refuses it
-      (checkpoint) => ({ ...checkpoint, wallets: checkpoint.wallets.map(([name, w]) => [name, { ...w, ledgerEnd: w.ledgerEnd + 100_000 }] as const) })
+      (checkpoint) => ({ ...checkpoint, wallets: checkpoint.wallets.map(([name, w]) => [name, { ...w, ledgerEnd: w.ledgerEnd + 100_000 }] as const) }),
+      // a cluster process's (it says how far it followed the other nodes' journals), in a node that runs the network alone
+      (checkpoint) => ({ ...checkpoint, followed: [["participant/sv1", 7]] })
     ]
     for (const misfit of misfits) {
       const backing = await afterCleanShutdown()
@@ -275,7 +277,7 @@ describe("a restart from the engine checkpoint", () => {
     }
   }, 120_000)
 
-  it("arms the deadline of a command in flight at the checkpoint, as a whole replay does", async () => {
+  it("arms the deadline of a command in flight at the checkpoint, as a whole replay does, where its node runs", async () => {
     const backing = makeMemoryBacking()
     const first = await startRuntime(backing)
     await workload(first)
@@ -295,5 +297,9 @@ describe("a restart from the engine checkpoint", () => {
     const replayedFromCheckpoint = Either.getOrThrow(Node.replayJournals(restored.network, [], new Map(), SIMULATION_EPOCH, checkpoint))
     expect(replayedWhole.timers.length).toBe(1)
     expect(replayedFromCheckpoint.timers).toEqual(replayedWhole.timers)
+    // in a cluster process whose copy of that node it is, the command is another process's: its deadline is not armed here
+    const owner = prefix[cut - 1]!.stream.slice("participant/".length)
+    const inCluster = Either.getOrThrow(Node.replayJournals((await fresh()).network, [], new Map(), SIMULATION_EPOCH, checkpoint, (node) => node.name !== owner))
+    expect(inCluster.timers).toEqual([])
   }, 120_000)
 })

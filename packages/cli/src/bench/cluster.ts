@@ -5,7 +5,9 @@
  * each answer waited for the synchronizer's process to sequence it and its mediator to decide).
  * Baseline, in the same run on the same server: one `sandnet start` process running the whole
  * network, with the same requests. Figures: acknowledged offers per second (concurrent clients)
- * and the latency of one request at a time.
+ * and the latency of one request at a time; then the restart of a process killed with SIGKILL
+ * (validator2's; the one process's in the baseline) after it sat idle, as the restart section's
+ * `i` sizes do: spawn to its first answer, and what its ready line says it resumed from.
  *
  * PostgreSQL: `SANDNET_BENCH_POSTGRES_URL`, else `DATABASE_URL`, else the local test server.
  */
@@ -15,6 +17,7 @@ import { dropClusterSchema } from "@sandnet/store"
 import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { IDLE_BEFORE_KILL_MS } from "./restart.ts"
 import { freePort } from "./startup.ts"
 import { fmt } from "./machine.ts"
 
@@ -24,14 +27,24 @@ export interface ClusterBenchRow {
   readonly offersPerSecond: number
   readonly medianLatencyMillis: number
   readonly p90LatencyMillis: number
+  /** Spawn to ready of the process restarted after kill -9 (validator2's when spread), and its ready line's "resumed: ..." */
+  readonly restart: { readonly millis: number; readonly resumed: string } | undefined
 }
 
 export interface ClusterBench {
+  /** Offers from the concurrent clients in each layout. */
+  readonly offers: number
   readonly rows: ReadonlyArray<ClusterBenchRow>
   readonly skipped: string | undefined
 }
 
-const OFFERS = 600
+/** Offers from the concurrent clients: `SANDNET_BENCH_CLUSTER_OFFERS`, else 600 (more makes the restart's history longer). */
+export const clusterOffers = (raw: string | undefined = process.env["SANDNET_BENCH_CLUSTER_OFFERS"]): number => {
+  if (raw === undefined || raw === "") return 600
+  const offers = Number(raw)
+  if (!Number.isSafeInteger(offers) || offers < 1) throw new Error(`SANDNET_BENCH_CLUSTER_OFFERS must be a whole number of offers, got ${JSON.stringify(raw)}`)
+  return offers
+}
 const CLIENTS = 16
 const SEQUENTIAL = 60
 
@@ -41,6 +54,7 @@ export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL
 interface Started {
   readonly child: ChildProcess
   readonly url: string
+  readonly output: () => string
 }
 
 /** `sandnet start` as a child process (this very command's entry point), ready. */
@@ -64,15 +78,27 @@ const start = async (args: ReadonlyArray<string>): Promise<Started> => {
     })
   })
   child.removeAllListeners("exit")
-  return { child, url: `http://127.0.0.1:${port}` }
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output }
 }
 
-const stop = (node: Started): Promise<void> =>
+const stop = (node: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<void> =>
   new Promise((resolve) => {
-    if (node.child.exitCode !== null) return resolve()
+    if (node.child.exitCode !== null || node.child.signalCode !== null) return resolve()
     node.child.once("exit", () => resolve())
-    node.child.kill("SIGTERM")
+    node.child.kill(signal)
   })
+
+/** After `IDLE_BEFORE_KILL_MS` idle, kill -9 of `node` and its start again with `args`: the new process, how long it took, and what it resumed from. */
+const restartAfterKill = async (node: Started, args: ReadonlyArray<string>): Promise<{ readonly started: Started; readonly millis: number; readonly resumed: string }> => {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_BEFORE_KILL_MS))
+  await stop(node, "SIGKILL")
+  const t = performance.now()
+  const started = await start(args)
+  const output = started.output()
+  const parts = /ready in [^(\n]*\(([^)\n]*)\)/.exec(output)?.[1]
+  const resumed = /resumed: [^\n]*/.exec(output)?.[0] ?? "(no resumed line)"
+  return { started, millis: performance.now() - t, resumed: parts === undefined ? resumed : `${resumed} (${parts})` }
+}
 
 const call = async (url: string, token: string, method: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
   const answer = await fetch(url, {
@@ -89,7 +115,7 @@ const dsoOf = async (url: string, token: string) =>
   ((await call(`${url}/v2/parties`, token, "GET")).json as { partyDetails: Array<{ party: string }> }).partyDetails.map((p) => p.party).find((p) => p.startsWith("DSO::"))!
 
 /** Sequential latencies, then concurrent throughput, of offer creations from `sender` to `receiver` on `url`. */
-const measure = async (url: string, token: string, sender: string, receiver: string, dso: string, layout: string, processes: number): Promise<ClusterBenchRow> => {
+const measure = async (url: string, token: string, sender: string, receiver: string, dso: string, layout: string, processes: number, offers: number): Promise<ClusterBenchRow> => {
   const run = randomBytes(3).toString("hex")
   const submit = async (i: number) => {
     const commandId = `bench-${run}-${i}`
@@ -127,41 +153,56 @@ const measure = async (url: string, token: string, sender: string, receiver: str
   const started = performance.now()
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
-      while (next < OFFERS) await submit(1000 + next++)
+      while (next < offers) await submit(1000 + next++)
     })
   )
   const seconds = (performance.now() - started) / 1000
   return {
     layout,
     processes,
-    offersPerSecond: OFFERS / seconds,
+    offersPerSecond: offers / seconds,
     medianLatencyMillis: latencies[Math.floor(latencies.length / 2)]!,
-    p90LatencyMillis: latencies[Math.floor(latencies.length * 0.9)]!
+    p90LatencyMillis: latencies[Math.floor(latencies.length * 0.9)]!,
+    restart: undefined
   }
 }
 
 export const benchCluster = async (): Promise<ClusterBench> => {
   const url = postgresUrl()
+  const offers = clusterOffers()
   const token = await Effect.runPromise(makeDevToken({ user: "operator", secret: "unsafe" }))
   const cluster = `bench_${randomBytes(3).toString("hex")}`
   const single = `${cluster}_single`
   const nodes = ["sv1", "validator1", "validator2"] as const
   const started: Array<Started> = []
   try {
-    const one = await start(["--database-url", url, "--schema", single])
+    const oneArgs = ["--database-url", url, "--schema", single]
+    const one = await start(oneArgs)
     started.push(one)
     const oneOperator = await operatorOf(one.url, token)
-    const baseline = await measure(one.url, token, oneOperator, oneOperator, await dsoOf(one.url, token), "one process (whole network)", 1)
-    await stop(one)
-    const spread = await Promise.all(nodes.map((n) => start(["--database-url", url, "--cluster", cluster, "--node-name", n, "--validators", "2"])))
+    const baseline = await measure(one.url, token, oneOperator, oneOperator, await dsoOf(one.url, token), "one process (whole network)", 1, offers)
+    const oneAgain = await restartAfterKill(one, oneArgs)
+    started.push(oneAgain.started)
+    await stop(oneAgain.started)
+    const spreadArgs = (n: string) => ["--database-url", url, "--cluster", cluster, "--node-name", n, "--validators", "2"]
+    const spread = await Promise.all(nodes.map((n) => start(spreadArgs(n))))
     started.push(...spread)
     const [v1, v2] = [spread[1]!, spread[2]!]
-    const row = await measure(v1.url, token, await operatorOf(v1.url, token), await operatorOf(v2.url, token), await dsoOf(v1.url, token), "spread: sv1, validator1, validator2", 3)
-    return { rows: [baseline, row], skipped: undefined }
+    const row = await measure(v1.url, token, await operatorOf(v1.url, token), await operatorOf(v2.url, token), await dsoOf(v1.url, token), "spread: sv1, validator1, validator2", 3, offers)
+    const v2Again = await restartAfterKill(v2, spreadArgs("validator2"))
+    started.push(v2Again.started)
+    return {
+      rows: [
+        { ...baseline, restart: { millis: oneAgain.millis, resumed: oneAgain.resumed } },
+        { ...row, restart: { millis: v2Again.millis, resumed: v2Again.resumed } }
+      ],
+      offers,
+      skipped: undefined
+    }
   } catch (error) {
-    return { rows: [], skipped: error instanceof Error ? error.message.split("\n")[0] : String(error) }
+    return { offers, rows: [], skipped: error instanceof Error ? error.message.split("\n")[0] : String(error) }
   } finally {
-    await Promise.all(started.map(stop))
+    await Promise.all(started.map((node) => stop(node)))
     for (const schema of [cluster, single, ...nodes.map((n) => `${cluster}_${n}`)]) await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
   }
 }
@@ -175,7 +216,7 @@ export const renderCluster = (c: ClusterBench): Array<string> => {
     "Transfer-offer creations (`submit-and-wait`) on PostgreSQL: first one `sandnet start` process running the",
     "whole network (the baseline), then the same network as three `sandnet start --cluster` processes (sv1 with",
     "the synchronizer, validator1, validator2; offers from validator1's operator to validator2's), in the same run.",
-    `${SEQUENTIAL} requests one at a time for the latency, then ${fmt(OFFERS)} from ${CLIENTS} concurrent clients.`,
+    `${SEQUENTIAL} requests one at a time for the latency, then ${fmt(c.offers)} from ${CLIENTS} concurrent clients.`,
     "",
     "| layout | processes | acknowledged offers/s | ratio to one process | latency p50 | latency p90 |",
     "|---|---|---|---|---|---|",
@@ -187,6 +228,12 @@ export const renderCluster = (c: ClusterBench): Array<string> => {
     `Spread over processes, a request crosses the cluster's mailbox four times (submission to the sequencer, the`,
     `confirmation request, the response, the verdict), each a PostgreSQL commit and a NOTIFY: ${fmt(spread.medianLatencyMillis / base.medianLatencyMillis, 1)}x the`,
     "latency of one process, where all of it is in memory.",
+    "",
+    `Restart after kill -9, ${IDLE_BEFORE_KILL_MS / 1000} s after the last offer (an idle node writes its engine checkpoint: docs/storage.md), spawn to ready:`,
+    "",
+    "| process killed | restart | what it resumed from |",
+    "|---|---|---|",
+    ...c.rows.map((r) => `| ${r.processes === 1 ? "the one process" : "validator2 (spread)"} | ${r.restart === undefined ? "-" : `**${fmt(r.restart.millis)} ms**`} | ${r.restart?.resumed ?? "-"} |`),
     ""
   ]
 }

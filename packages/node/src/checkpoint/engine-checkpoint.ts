@@ -9,6 +9,11 @@
  * checkpoint.ts), each super validator's scan's, each wallet's, and the heads of the engine's
  * streams and the journal ordinal it covers. It is put with the batch that holds the last entries it
  * covers, so that it is committed with them or not at all.
+ *
+ * A process of a cluster (cluster/link.ts) journals only its own nodes' streams and follows the
+ * other nodes' journals into its copies of their participants and scans. Its checkpoint holds those
+ * copies too, with the positions it had followed them to (`followed`): a restart restores them and
+ * follows on from there, instead of from each journal's first entry.
  */
 import { invariant } from "@sandnet/core"
 import {
@@ -41,6 +46,11 @@ export interface EngineCheckpoint {
   readonly scans: ReadonlyArray<readonly [string, ScanCheckpoint]>
   /** By validator name. */
   readonly wallets: ReadonlyArray<readonly [string, WalletCheckpoint]>
+  /**
+   * A cluster process's: the next entry to follow of each of the other nodes' streams that its
+   * copies hold (a stream not named is followed from its first entry). Absent in one process's.
+   */
+  readonly followed?: ReadonlyArray<readonly [string, number]>
 }
 
 /**
@@ -52,10 +62,12 @@ export const engineCheckpointOf = (
   network: CoinNetwork,
   wallets: ReadonlyArray<WalletApi>,
   heads: ReadonlyMap<string, number>,
-  ordinal: number
+  ordinal: number,
+  followed?: ReadonlyArray<readonly [string, number]>
 ): EngineCheckpoint => {
   for (const log of historyLogsOf(network)) log.archiveBacklogNow()
-  return imageOf(network, wallets, heads, ordinal)
+  const image = imageOf(network, wallets, heads, ordinal)
+  return followed === undefined ? image : { ...image, followed }
 }
 
 const imageOf = (network: CoinNetwork, wallets: ReadonlyArray<WalletApi>, heads: ReadonlyMap<string, number>, ordinal: number): EngineCheckpoint => ({

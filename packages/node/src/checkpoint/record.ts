@@ -1,9 +1,9 @@
 /**
  * When a node writes its engine checkpoint: with the batch of an operation once enough journal was
  * written since the last one (`CheckpointSchedule`), and at a clean shutdown. Only a node whose
- * store others can read after it (`keepsIndexes`: not a memory store) and whose network runs in
- * this one process writes one (a process of a cluster journals only its own nodes' streams; its
- * checkpoint would hold the others' empty state).
+ * store others can read after it (`keepsIndexes`: not a memory store) writes one. A process of a
+ * cluster writes its own: its nodes' state, its copies of the others' and how far it had followed
+ * their journals (engine-checkpoint.ts).
  */
 import { invariant } from "@sandnet/core"
 import type { NodeStorageService } from "../storage/node-storage.ts"
@@ -23,11 +23,11 @@ export const CHECKPOINT_EVERY = 20_000
  */
 export const JOURNAL_ENTRY_BYTES = 870
 
-/** Whether the node writes checkpoints at all: a store that outlives it, one process, and `checkpointEvery` not 0. */
-export const writesCheckpoints = (storage: NodeStorageService, engine: EngineInstance, every: number): boolean => every > 0 && storage.keepsIndexes && engine.cluster === undefined
+/** Whether the node writes checkpoints at all: a store that outlives it, and `checkpointEvery` not 0. */
+export const writesCheckpoints = (storage: NodeStorageService, every: number): boolean => every > 0 && storage.keepsIndexes
 
 const checkpointNow = (storage: NodeStorageService, engine: EngineInstance) =>
-  engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal)
+  engineCheckpointOf(engine.network, engine.wallets, storage.engine.headsNow(), storage.engine.lastOrdinal, engine.cluster?.followedPositions())
 
 /**
  * Checkpoints compressing at once, at most: each holds its serialization (55 MB at 20,000 open

@@ -20,10 +20,12 @@
  *   is how this process learns the topology (parties hosted elsewhere) and the DSO's contracts that
  *   transactions read (the real system gets the first from the synchronizer's topology broadcast
  *   and the second from a scan). A sender journals a party before it sends anything naming it, so
- *   following first means the recipient knows the party when the message arrives.
+ *   following first means the recipient knows the party when the message arrives. The process's
+ *   engine checkpoint holds those copies and how far they were followed; a restart from it follows
+ *   on from there.
  */
+import { invariant, type TrafficSummary, type Verdict } from "@sandnet/core"
 import { type CoinNetwork, type EventQueueNetwork, type ParticipantEvent, Wire, type Message } from "@sandnet/engine"
-import type { TrafficSummary, Verdict } from "@sandnet/core"
 import type { OutgoingClusterMessage } from "@sandnet/store"
 import { Effect } from "effect"
 import { Streams } from "../journal/streams.ts"
@@ -67,6 +69,12 @@ export class ClusterLink {
   private settling = false
   /** Next seq to read per followed stream. */
   private readonly followed = new Map<string, number>()
+  /**
+   * Entries of the other nodes' journals applied here since this link was made: what a restart
+   * without a newer checkpoint would follow again (the checkpoint schedule counts them with the
+   * process's own journal).
+   */
+  private followedSinceStart = 0
   readonly synchronizerHost: string
   private readonly remoteNodes: ReadonlyArray<{ readonly name: string; readonly isSuperValidator: boolean }>
 
@@ -135,6 +143,31 @@ export class ClusterLink {
     return out
   }
 
+  /** Entries of the other nodes' journals applied since this link was made. */
+  get followedEntries(): number {
+    return this.followedSinceStart
+  }
+
+  /**
+   * How far the other nodes' journals were followed: the next entry of each stream followed so far,
+   * in stream order (an engine checkpoint's part: its copies of those nodes hold up to there).
+   */
+  followedPositions(): ReadonlyArray<readonly [string, number]> {
+    return Object.entries(sortedRecord(this.followed))
+  }
+
+  /**
+   * After an engine checkpoint was restored: its copies of the other nodes hold their journals up
+   * to these positions, so following goes on from there. Only before anything was followed.
+   */
+  resumeFollowing(positions: ReadonlyArray<readonly [string, number]>): void {
+    invariant(this.followed.size === 0, "following resumes from a checkpoint only before anything was followed")
+    for (const [stream, next] of positions) {
+      invariant(Number.isSafeInteger(next) && next >= 1, () => `a followed position of ${stream} that is not an entry: ${next}`)
+      this.followed.set(stream, next)
+    }
+  }
+
   /** The inbox cursors when they moved since the last call (to be stored with the batch). */
   takeInboxCursor(): InboxCursor | undefined {
     let changed = this.inboxMoved
@@ -194,6 +227,7 @@ export class ClusterLink {
         }
         if (entries.length > 0) this.followed.set(participantStream, entries[entries.length - 1]!.seq + 1)
         applied += entries.length
+        this.followedSinceStart += entries.length
         if (entries.length < PAGE) break
       }
       if (sv === undefined) continue
@@ -207,6 +241,7 @@ export class ClusterLink {
         }
         if (entries.length > 0) this.followed.set(scanStream, entries[entries.length - 1]!.seq + 1)
         applied += entries.length
+        this.followedSinceStart += entries.length
         if (entries.length < PAGE) break
       }
     }

@@ -51,6 +51,8 @@ interface Replay {
   readonly scans: ReadonlyMap<string, CoinNetwork["superValidators"][number]>
   readonly wallets: Map<string, Array<WalletEvent>>
   readonly inFlight: Map<string, InFlight>
+  /** Whether a node's participant runs here (a cluster process's copies of the others' do not: their commands are not this process's). */
+  readonly hostedHere: (node: NetworkNode) => boolean
 }
 
 /**
@@ -65,10 +67,12 @@ export const replayJournals = (
   entries: ReadonlyArray<JournalEntry>,
   sequencers: ReadonlyMap<string, SequencerSnapshot>,
   now: Micros,
-  checkpoint?: EngineCheckpoint
+  checkpoint?: EngineCheckpoint,
+  hostedHere: (node: NetworkNode) => boolean = () => true
 ): Either.Either<ReplayResult, JournalReplayFailed> => {
   const replay: Replay = {
     network,
+    hostedHere,
     participants: new Map([...network.superValidators, ...network.validators].map((n) => [Streams.participant(n.name), n])),
     scans: new Map(network.superValidators.map((sv) => [Streams.scan(sv.name), sv])),
     wallets: new Map(),
@@ -102,6 +106,7 @@ export const replayJournals = (
 const restoreFromCheckpoint = (replay: Replay, checkpoint: EngineCheckpoint): void => {
   restoreEngineCheckpoint(replay.network, checkpoint)
   for (const [stream, node] of replay.participants) {
+    if (!replay.hostedHere(node)) continue
     const logic = node.participant.logic
     for (const s of logic.submissions.values()) replay.inFlight.set(`${stream}|${s.commandKey}`, { uid: logic.uid, messageId: s.messageId, maxSequencingTime: s.maxSequencingTime })
   }

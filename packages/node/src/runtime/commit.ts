@@ -18,6 +18,15 @@ import type { EngineInstance } from "./service.ts"
 /** Write derived indexes every this many batches (and at shutdown). */
 const DERIVED_EVERY = 256
 
+/**
+ * What a restart would replay without a newer checkpoint, in journal entries, as the checkpoint
+ * schedule counts it: the node's journal ordinal and, in a process of a cluster, the other nodes'
+ * entries it followed since its engine was made (a restart follows them again from its checkpoint's
+ * positions; a validator's process follows far more than it journals). At an engine's start it is
+ * the ordinal its checkpoint or replay left, where the schedule starts too.
+ */
+const progressOf = (ordinal: number, engine: EngineInstance): number => ordinal + (engine.cluster?.followedEntries ?? 0)
+
 /** What to await for a batch's commit (nothing: no storage). */
 export type Commit = Deferred.Deferred<void, JournalCommitFailed> | undefined
 
@@ -59,8 +68,9 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       checkpoints.putReady(storage.engine)
       if (changed && ++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
       // a busy node's checkpoint covers this batch; an idle one's what earlier batches enqueued (its row goes with a later one)
-      if (schedule.dueAt(storage.engine.lastOrdinal, changed) && checkpoints.canTake && writesCheckpoints(storage, engine, checkpointEvery)) {
-        schedule.wrote(storage.engine.lastOrdinal, checkpoints.take(storage, engine))
+      const progress = progressOf(storage.engine.lastOrdinal, engine)
+      if (schedule.dueAt(progress, changed) && checkpoints.canTake && writesCheckpoints(storage, checkpointEvery)) {
+        schedule.wrote(progress, checkpoints.take(storage, engine))
       }
       if (!changed) {
         // a checkpoint alone changes nothing a read could see: it is written, and reads do not wait for it
@@ -86,7 +96,7 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       checkpoints.forget()
     }),
     putFinalCheckpoint: (engine) => {
-      if (storage !== undefined && writesCheckpoints(storage, engine, checkpointEvery)) checkpoints.putFinal(storage.engine, storage, engine)
+      if (storage !== undefined && writesCheckpoints(storage, checkpointEvery)) checkpoints.putFinal(storage.engine, storage, engine)
       else checkpoints.stop()
     }
   }

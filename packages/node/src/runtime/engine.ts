@@ -4,7 +4,7 @@
  * follow (finish.ts).
  */
 import type { Micros } from "@sandnet/core"
-import { holdHistoryArchiving, type DsoAutomation, type WalletApi } from "@sandnet/engine"
+import { dsoReference, holdHistoryArchiving, type DsoAutomation, type WalletApi } from "@sandnet/engine"
 import { Effect, Option } from "effect"
 import { ClusterLink, INBOX_KEY, type InboxCursor } from "../cluster/link.ts"
 import type { CaptureState } from "../journal/capture.ts"
@@ -26,7 +26,7 @@ export const sourceOf = (journals: StoredJournals | undefined): EngineSource =>
 export interface Built {
   readonly engine: EngineInstance
   readonly capture: CaptureState | undefined
-  /** Starts wallets and automations (done already unless the network is spread over processes). */
+  /** Starts wallets and automations (done already in one process, and in a cluster's from a checkpoint with wallets). */
   readonly finish: Effect.Effect<void>
 }
 
@@ -45,11 +45,13 @@ export const createEngine = (ctx: RuntimeContext, start: Micros, source: EngineS
     if (started.capture !== undefined) ctx.captures.set(instance, started.capture)
     const finish = finishEngine(ctx, instance, { wallets, dsoAutomations }, started.walletJournals, started.walletCheckpoints)
     // One process, one network: genesis is done by now. In a cluster the runtime finishes the
-    // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts); its
-    // processes write no checkpoints, so their wallets have none that could fail to fit.
-    if (cluster === undefined) yield* Effect.ensuring(finish, Effect.sync(release))
+    // engine once genesis arrived (it may need the other processes: see cluster-genesis.ts), unless
+    // it started from a checkpoint holding wallets (taken after genesis): those finish here, where a
+    // wallet checkpoint that does not fit is given up as the ledger's is (runtime.ts).
+    const finishesNow = cluster === undefined || (started.walletCheckpoints.size > 0 && dsoReference(base.network, base.clock.now) !== undefined)
+    if (finishesNow) yield* Effect.ensuring(finish, Effect.sync(release))
     else release()
-    return { engine: instance, capture: started.capture, finish: Effect.orDie(finish) }
+    return { engine: instance, capture: started.capture, finish: finishesNow ? Effect.void : Effect.orDie(finish) }
   })
 
 /** In a network spread over processes: this process's side of it, from the stored inbox cursor, routing the queue's messages for other processes. */

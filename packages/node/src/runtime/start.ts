@@ -9,12 +9,12 @@ import {
   type WalletCheckpoint,
   type WalletEvent
 } from "@sandnet/engine"
-import { walletCheckpoints } from "../checkpoint/engine-checkpoint.ts"
+import { walletCheckpoints, type EngineCheckpoint } from "../checkpoint/engine-checkpoint.ts"
 import { Effect, Either } from "effect"
 import type { ClusterLink } from "../cluster/link.ts"
 import { alignIndexRows, markIndexRowsFollow } from "../indexes/rows-marker.ts"
 import { attachSinks, type CaptureState } from "../journal/capture.ts"
-import type { JournalReplayFailed } from "../journal/errors.ts"
+import { JournalReplayFailed } from "../journal/errors.ts"
 import { readSequencerSnapshots, type StoredJournals } from "../journal/read.ts"
 import { replayJournals } from "../journal/replay.ts"
 import type { SequencerSnapshot } from "../journal/runtime-state.ts"
@@ -68,8 +68,11 @@ export const startFromJournals = (
     const { storage } = ctx
     const { network, clock, provide } = base
     const sequencers = storage === undefined ? new Map<string, SequencerSnapshot>() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
-    const replayed = replayJournals(network, journals.entries, sequencers, clock.now, journals.checkpoint)
+    const unfit = checkpointMisfit(cluster, journals.checkpoint)
+    if (unfit !== undefined) return yield* unfit
+    const replayed = replayJournals(network, journals.entries, sequencers, clock.now, journals.checkpoint, hostedHere(cluster))
     if (Either.isLeft(replayed)) return yield* replayed.left
+    if (cluster !== undefined && journals.checkpoint?.followed !== undefined) cluster.resumeFollowing(journals.checkpoint.followed)
     let capture: CaptureState | undefined
     // what replay restored is stored already: follow the state from here
     if (storage !== undefined) {
@@ -80,3 +83,15 @@ export const startFromJournals = (
     yield* provide(Effect.flatMap(Network, (net) => net.sendAll(replayed.right.timers)))
     return { capture, walletJournals: replayed.right.wallets, walletCheckpoints: walletCheckpoints(journals.checkpoint) }
   })
+
+/**
+ * A checkpoint written by the other kind of process does not fit (the runtime replays the journals
+ * whole then): a cluster process's holds how far it followed the other nodes' journals, and one
+ * process's does not.
+ */
+const checkpointMisfit = (cluster: ClusterLink | undefined, checkpoint: EngineCheckpoint | undefined): JournalReplayFailed | undefined => {
+  if (checkpoint === undefined || (cluster !== undefined) === (checkpoint.followed !== undefined)) return undefined
+  return new JournalReplayFailed({
+    message: cluster === undefined ? "the engine checkpoint is a cluster process's" : "the engine checkpoint does not say how far the other nodes' journals were followed"
+  })
+}

@@ -64,7 +64,13 @@ export interface NodeStorageService {
 export interface StartedFrom {
   readonly checkpointOrdinal: number | undefined
   readonly replayCount: number
+  /** A cluster process's checkpoint: the entries of the other nodes' journals its copies held (followed on from there). */
+  readonly checkpointFollowed?: number
 }
+
+/** The entries of the other nodes' journals a cluster process's checkpoint covers (its positions are the next entries to follow). */
+const followedBy = (checkpoint: EngineCheckpoint | undefined): number | undefined =>
+  checkpoint?.followed?.reduce((sum, [, next]) => sum + next - 1, 0)
 
 export class NodeStorage extends Context.Tag("@sandnet/node/NodeStorage")<NodeStorage, NodeStorageService>() {}
 
@@ -94,7 +100,8 @@ export const makeNodeStorage = (store: EventStoreService, options: NodeStorageOp
       untaken = undefined
       return taken
     }
-    let startedFrom: StartedFrom = { checkpointOrdinal: initial.checkpointOrdinal, replayCount: initial.replayCount }
+    const followed = followedBy(checkpoint)
+    let startedFrom: StartedFrom = { checkpointOrdinal: initial.checkpointOrdinal, replayCount: initial.replayCount, ...(followed === undefined ? {} : { checkpointFollowed: followed }) }
     let untakenCheckpoint = checkpoint
     const takeInitialCheckpoint = (): EngineCheckpoint | undefined => {
       const taken = untakenCheckpoint
