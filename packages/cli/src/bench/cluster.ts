@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { IDLE_BEFORE_KILL_MS } from "./restart.ts"
 import { freePort } from "./startup.ts"
-import { fmt } from "./machine.ts"
+import { fmt, postgresUrl } from "./machine.ts"
 
 export interface ClusterBenchRow {
   readonly layout: string
@@ -48,8 +48,6 @@ export const clusterOffers = (raw: string | undefined = process.env["SANDNET_BEN
 const CLIENTS = 16
 const SEQUENTIAL = 60
 
-/** The PostgreSQL server the benches use: SANDNET_BENCH_POSTGRES_URL, else DATABASE_URL, else the local test server. */
-export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 interface Started {
   readonly child: ChildProcess

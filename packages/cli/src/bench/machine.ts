@@ -49,3 +49,6 @@ export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promi
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/** The PostgreSQL server the benches use: SANDNET_BENCH_POSTGRES_URL, else DATABASE_URL, else the local test server. */
+export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"

@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { postgresUrl } from "./cluster.ts"
+import { postgresUrl } from "./machine.ts"
 import { cpuOf, freePort, stop } from "./startup.ts"
 
 export interface RestartRun {

@@ -20,7 +20,7 @@ import * as os from "node:os"
 import type { PostsRun } from "./load-clients.ts"
 import { runClients } from "./load.ts"
 import { measureDiskSync, type DiskSync } from "./disk-sync.ts"
-import { fmt, withTempDir } from "./machine.ts"
+import { fmt, postgresUrl, withTempDir } from "./machine.ts"
 
 export interface StorageBenchRow {
   readonly database: string
@@ -223,7 +223,7 @@ export const benchStorage = async (): Promise<StorageBench> => {
   } catch (error) {
     skipped.push(`PGlite: ${error instanceof Error ? error.message : String(error)}`)
   }
-  const url = process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+  const url = postgresUrl()
   try {
     const client = Pg.layer({ url: Redacted.make(url), maxConnections: 4 }).pipe(
       Layer.mapError((e) => new StorageError({ operation: "connect", message: e.message }))
