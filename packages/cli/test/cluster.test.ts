@@ -11,8 +11,10 @@
 import { TransferOffer } from "@sandnet/engine"
 import { makeDevToken } from "@sandnet/http"
 import { dropClusterSchema } from "@sandnet/store"
-import { Effect } from "effect"
-import { randomBytes } from "node:crypto"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { SqlClient } from "@effect/sql/SqlClient"
+import { Effect, Redacted } from "effect"
+import { createHash, randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -67,6 +69,15 @@ const scanOf = async (node: NodeName): Promise<Array<string>> => {
   expect(answer.status).toBe(200)
   return (answer.json as { transactions: Array<{ update_id: string }> }).transactions.map((t) => t.update_id)
 }
+
+/** A node's stored engine checkpoint row (its schema's `checkpoint`/`engine` snapshot): its text's SHA-256, or "none". */
+const storedCheckpointOf = (node: NodeName): Promise<string> =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient, (sql) => sql.unsafe<{ body: string }>(`SELECT body::text AS body FROM "${cluster}_${node}".snapshots WHERE stream = 'checkpoint' AND key = 'engine'`)).pipe(
+      Effect.map((rows) => (rows[0] === undefined ? "none" : createHash("sha256").update(rows[0].body).digest("hex"))),
+      Effect.provide(PgClient.layer({ url: Redacted.make(postgresUrl), maxConnections: 1 }))
+    )
+  )
 
 /** Every transaction on a node's update stream visible to `party`: update id -> offset. */
 /** The transactions of a node's stream visible to `party` that create a transfer offer to `receiver`. */
@@ -204,8 +215,9 @@ describe("a network spread over processes", () => {
     const taps = 6
     for (let i = 0; i < taps; i++) expect((await request(`${url("validator1")}/api/validator/v0/wallet/tap`, token, "POST", { amount: "1.0" })).status).toBe(200)
     await eventually("validator2's copy of sv1's scan caught up", async () => [await scanOf("sv1"), await scanOf("validator2")], ([sv1, copy]) => copy!.length === sv1!.length)
-    // idle for 40 commit points (2 s at the 50 ms tick), with room to spare, then killed
-    await new Promise((resolve) => setTimeout(resolve, 4_000))
+    // idle for 40 commit points (2 s at the 50 ms tick): its checkpoint row is written again, then it is killed
+    const written = await storedCheckpointOf("validator2")
+    await eventually("validator2's idle checkpoint", () => storedCheckpointOf("validator2"), (row) => row !== written, 30)
     await stop(running.get("validator2")!, "SIGKILL")
     running.set("validator2", await startNode(args("validator2"), cwd))
     const output = running.get("validator2")!.output()
