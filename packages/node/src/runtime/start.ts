@@ -68,7 +68,7 @@ export const startFromJournals = (
     const { storage } = ctx
     const { network, clock, provide } = base
     const sequencers = storage === undefined ? new Map<string, SequencerSnapshot>() : yield* Effect.orDie(readSequencerSnapshots(storage.store, network))
-    const unfit = checkpointMisfit(cluster, journals.checkpoint)
+    const unfit = checkpointMisfit(cluster !== undefined, journals.checkpoint)
     if (unfit !== undefined) return yield* unfit
     const replayed = replayJournals(network, journals.entries, sequencers, clock.now, journals.checkpoint, hostedHere(cluster))
     if (Either.isLeft(replayed)) return yield* replayed.left
@@ -87,11 +87,15 @@ export const startFromJournals = (
 /**
  * A checkpoint written by the other kind of process does not fit (the runtime replays the journals
  * whole then): a cluster process's holds how far it followed the other nodes' journals, and one
- * process's does not.
+ * process's does not. Nor does one whose positions are not entries.
  */
-const checkpointMisfit = (cluster: ClusterLink | undefined, checkpoint: EngineCheckpoint | undefined): JournalReplayFailed | undefined => {
-  if (checkpoint === undefined || (cluster !== undefined) === (checkpoint.followed !== undefined)) return undefined
-  return new JournalReplayFailed({
-    message: cluster === undefined ? "the engine checkpoint is a cluster process's" : "the engine checkpoint does not say how far the other nodes' journals were followed"
-  })
+export const checkpointMisfit = (inCluster: boolean, checkpoint: EngineCheckpoint | undefined): JournalReplayFailed | undefined => {
+  if (checkpoint === undefined) return undefined
+  if (inCluster !== (checkpoint.followed !== undefined)) {
+    return new JournalReplayFailed({
+      message: inCluster ? "the engine checkpoint does not say how far the other nodes' journals were followed" : "the engine checkpoint is a cluster process's"
+    })
+  }
+  const bad = checkpoint.followed?.find(([, next]) => !Number.isSafeInteger(next) || next < 1)
+  return bad === undefined ? undefined : new JournalReplayFailed({ message: `the engine checkpoint follows ${bad[0]} from ${bad[1]}, which is not an entry` })
 }
