@@ -12,7 +12,8 @@
  * only writer of its rows and writes them one batch at a time, so a reader that keeps a cursor per
  * sender never skips a row that committed late (a shared serial id would: ids are taken at insert
  * and become visible in commit order). The store treats bodies as opaque text (the engine's wire
- * form). `readJournal` reads another process's journal, in its schema, read-only.
+ * form). `readJournal` reads another process's journal, in its schema, read-only; `readJournals`
+ * reads several streams of several schemas in one statement (a process follows them every tick).
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
@@ -26,6 +27,13 @@ export interface ClusterMessage {
   readonly sender: string
   readonly seq: number
   readonly body: string
+}
+
+/** A stream of another node's journal to read from `fromSeq` on (`readJournals`). */
+export interface JournalRead {
+  readonly schema: string
+  readonly stream: string
+  readonly fromSeq: number
 }
 
 export interface OutgoingClusterMessage {
@@ -57,6 +65,8 @@ export interface ClusterTransportService {
   readonly wakeups: (recipient: string) => Stream.Stream<void, StorageError>
   /** Entries of `stream` in another node's schema from `fromSeq` on (none when the schema has no journal yet). */
   readonly readJournal: (schema: string, stream: string, fromSeq: number, limit: number) => Effect.Effect<ReadonlyArray<JournalEntry>, StorageError | StoreConfigError>
+  /** `readJournal` of each read, in one statement: their entries in the reads' order, at most `limit` each. */
+  readonly readJournals: (reads: ReadonlyArray<JournalRead>, limit: number) => Effect.Effect<ReadonlyArray<ReadonlyArray<JournalEntry>>, StorageError | StoreConfigError>
 }
 
 export class ClusterTransport extends Context.Tag("@sandnet/store/ClusterTransport")<ClusterTransport, ClusterTransportService>() {
@@ -102,7 +112,8 @@ export const makeClusterTransport = (options: { readonly url: string; readonly s
       send: makeSend(db),
       receive: (recipient, after, limit) => receive(db, recipient, after, limit),
       wakeups: (recipient) => wakeups(db, recipient),
-      readJournal: (other, stream, fromSeq, limit) => readJournal(db, other, stream, fromSeq, limit)
+      readJournal: (other, stream, fromSeq, limit) => readJournal(db, other, stream, fromSeq, limit),
+      readJournals: (reads, limit) => readJournals(db, reads, limit)
     }
     return service
   })
@@ -227,6 +238,39 @@ const readJournal = (
         Effect.mapError(failWith("readJournal"))
       )
   )
+
+/**
+ * Several `readJournal`s as one statement (a UNION ALL of one bounded select per read), grouped
+ * back by read. A schema without a journal yet fails the whole statement: then each read is made
+ * alone, as `readJournal` answers it (none).
+ */
+const readJournals = (
+  db: ClusterDb,
+  reads: ReadonlyArray<JournalRead>,
+  limit: number
+): Effect.Effect<ReadonlyArray<ReadonlyArray<JournalEntry>>, StorageError | StoreConfigError> =>
+  reads.length <= 1
+    ? Effect.forEach(reads, (r) => readJournal(db, r.schema, r.stream, r.fromSeq, limit))
+    : Effect.flatMap(
+        Effect.forEach(reads, (r) => validateSchema(r.schema)),
+        (schemas) => {
+          const selects = schemas.map(
+            (schema, i) => `(SELECT ${i} AS read, seq, kind, body FROM "${schema}"."events" WHERE stream = $${2 * i + 2} AND seq >= $${2 * i + 3} ORDER BY seq LIMIT $1)`
+          )
+          return db.client.unsafe<{ read: number; seq: string | number; kind: string; body: unknown }>(selects.join(" UNION ALL "), [limit, ...reads.flatMap((r) => [r.stream, r.fromSeq])]).pipe(
+            Effect.map((rows) => {
+              const out: Array<Array<JournalEntry>> = reads.map(() => [])
+              for (const row of rows) out[Number(row.read)]!.push({ stream: reads[Number(row.read)]!.stream, seq: Number(row.seq), kind: row.kind, body: row.body })
+              // a UNION ALL's order is not promised: each read's entries in seq order
+              for (const entries of out) entries.sort((a, b) => a.seq - b.seq)
+              return out
+            }),
+            Effect.catchAll((e) =>
+              MISSING.has(sqlStateOf(e) ?? "") ? Effect.forEach(reads, (r) => readJournal(db, r.schema, r.stream, r.fromSeq, limit)) : Effect.fail(failWith("readJournal")(e))
+            )
+          )
+        }
+      )
 
 /** Drops a cluster's schema (tests). */
 export const dropClusterSchema = (url: string, schema: string): Effect.Effect<void, StorageError | StoreConfigError> =>

@@ -47,7 +47,7 @@ export {
   preparePgliteTemplate,
   templateSpareDir
 } from "./pglite.ts"
-export { ClusterTransport, dropClusterSchema, makeClusterTransport, type ClusterMessage, type ClusterTransportService, type OutgoingClusterMessage } from "./cluster.ts"
+export { ClusterTransport, dropClusterSchema, makeClusterTransport, type ClusterMessage, type ClusterTransportService, type JournalRead, type OutgoingClusterMessage } from "./cluster.ts"
 export { precompilePglite } from "./pglite-wasm.ts"
 export {
   type AppendRate,

@@ -67,4 +67,32 @@ describe("cluster transport", () => {
       expect(yield* Effect.flip(t.readJournal("Not A Schema", "x", 1, 1))).toMatchObject({ _tag: "StoreConfigError" })
     })
   )
+
+  it.scopedLive("reads several streams of several nodes' journals in one statement, each as readJournal reads it alone", () =>
+    Effect.gen(function* () {
+      const cluster = testSchema()
+      const [first, second, missing] = [testSchema(), testSchema(), testSchema()]
+      yield* Effect.addFinalizer(() => Effect.ignore(dropClusterSchema(postgresUrl, cluster)))
+      const t = yield* makeClusterTransport({ url: postgresUrl, schema: cluster })
+      for (const [node, n] of [[first, 5], [second, 3]] as const) {
+        const store = Context.get(yield* Layer.build(EventStore.postgres({ url: postgresUrl, schema: node })), EventStore)
+        for (const stream of ["participant/a", "scan/a"]) {
+          yield* store.append(Array.from({ length: n }, (_, i) => ({ stream, seq: i + 1, kind: "K", body: { node, stream, i } })))
+        }
+      }
+      const reads = [
+        { schema: first, stream: "participant/a", fromSeq: 2 },
+        { schema: first, stream: "scan/a", fromSeq: 5 },
+        { schema: second, stream: "participant/a", fromSeq: 1 },
+        { schema: second, stream: "scan/a", fromSeq: 4 }
+      ]
+      const alone = yield* Effect.forEach(reads, (r) => t.readJournal(r.schema, r.stream, r.fromSeq, 3))
+      expect(alone.map((entries) => entries.map((e) => e.seq))).toEqual([[2, 3, 4], [5], [1, 2, 3], []])
+      expect(yield* t.readJournals(reads, 3)).toEqual(alone)
+      // a node without a journal yet: the others are still read, it reads as empty
+      expect(yield* t.readJournals([...reads, { schema: missing, stream: "participant/a", fromSeq: 1 }], 3)).toEqual([...alone, []])
+      expect(yield* t.readJournals([], 3)).toEqual([])
+      expect(yield* Effect.flip(t.readJournals([reads[0]!, { schema: "Not A Schema", stream: "x", fromSeq: 1 }], 1))).toMatchObject({ _tag: "StoreConfigError" })
+    })
+  )
 })

@@ -50,6 +50,13 @@ export interface InboxCursor {
 const sortedRecord = (map: ReadonlyMap<string, number>): Record<string, number> =>
   Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 
+/** A stream of another node's journal that this process follows into its copy of that node. */
+interface FollowedStream {
+  readonly schema: string
+  readonly stream: string
+  readonly apply: (body: unknown) => void
+}
+
 /** How many inbound messages / journal entries one pull reads at most. */
 const PAGE = 2000
 
@@ -209,42 +216,60 @@ export class ClusterLink {
       }
     })
 
-  /** Applies new entries of the other nodes' participant and scan journals to this process's copies. */
+  /**
+   * Applies new entries of the other nodes' participant and scan journals to this process's copies:
+   * node after node, each participant stream and then its scan's, as far as each goes. The first
+   * page of every stream is read in one statement (a tick reads them all, mostly to find nothing
+   * new); a stream with more than a page goes on page by page before the next stream.
+   */
   readonly follow: Effect.Effect<number, unknown> = Effect.gen(this, function* () {
+    const transport = this.membership.transport
+    const positionOf = (stream: string) => this.followed.get(stream) ?? 1
+    const firstPages = yield* transport.readJournals(
+      this.followedStreams.map((f) => ({ schema: f.schema, stream: f.stream, fromSeq: positionOf(f.stream) })),
+      PAGE
+    )
     let applied = 0
-    for (const remote of this.remoteNodes) {
-      const schema = this.membership.schemaOf(remote.name)
-      const participantStream = Streams.participant(remote.name)
-      const node = [...this.network.superValidators, ...this.network.validators].find((n) => n.name === remote.name)!
-      const sv = this.network.superValidators.find((s) => s.name === remote.name)
-      for (;;) {
-        const from = this.followed.get(participantStream) ?? 1
-        const entries = yield* this.membership.transport.readJournal(schema, participantStream, from, PAGE)
-        for (const entry of entries) {
-          const event = (entry.body as { event: ParticipantEvent }).event
-          node.participant.logic.apply(event, true)
-          if (event._tag === "UpdateCommitted") sv?.scan.onCommitted(event.entry)
-        }
-        if (entries.length > 0) this.followed.set(participantStream, entries[entries.length - 1]!.seq + 1)
+    for (const [i, followed] of this.followedStreams.entries()) {
+      for (let entries = firstPages[i]!; ; ) {
+        for (const entry of entries) followed.apply(entry.body)
+        if (entries.length > 0) this.followed.set(followed.stream, entries[entries.length - 1]!.seq + 1)
         applied += entries.length
         this.followedSinceStart += entries.length
         if (entries.length < PAGE) break
-      }
-      if (sv === undefined) continue
-      const scanStream = Streams.scan(remote.name)
-      for (;;) {
-        const from = this.followed.get(scanStream) ?? 1
-        const entries = yield* this.membership.transport.readJournal(schema, scanStream, from, PAGE)
-        for (const entry of entries) {
-          const v = (entry.body as { event: { verdict: Verdict; trafficSummary: TrafficSummary } }).event
-          sv.scan.ingestVerdict(v.verdict, v.trafficSummary, true)
-        }
-        if (entries.length > 0) this.followed.set(scanStream, entries[entries.length - 1]!.seq + 1)
-        applied += entries.length
-        this.followedSinceStart += entries.length
-        if (entries.length < PAGE) break
+        entries = yield* transport.readJournal(followed.schema, followed.stream, positionOf(followed.stream), PAGE)
       }
     }
     return applied
   })
+
+  /** The other nodes' streams this process follows, in the order it applies them, and how each entry is applied. */
+  private get followedStreams(): ReadonlyArray<FollowedStream> {
+    return (this.followedStreamsOnce ??= this.remoteNodes.flatMap((remote): Array<FollowedStream> => {
+      const schema = this.membership.schemaOf(remote.name)
+      const node = [...this.network.superValidators, ...this.network.validators].find((n) => n.name === remote.name)!
+      const sv = this.network.superValidators.find((s) => s.name === remote.name)
+      const participant: FollowedStream = {
+        schema,
+        stream: Streams.participant(remote.name),
+        apply: (body) => {
+          const event = (body as { event: ParticipantEvent }).event
+          node.participant.logic.apply(event, true)
+          if (event._tag === "UpdateCommitted") sv?.scan.onCommitted(event.entry)
+        }
+      }
+      if (sv === undefined) return [participant]
+      const scan: FollowedStream = {
+        schema,
+        stream: Streams.scan(remote.name),
+        apply: (body) => {
+          const v = (body as { event: { verdict: Verdict; trafficSummary: TrafficSummary } }).event
+          sv.scan.ingestVerdict(v.verdict, v.trafficSummary, true)
+        }
+      }
+      return [participant, scan]
+    }))
+  }
+
+  private followedStreamsOnce: ReadonlyArray<FollowedStream> | undefined = undefined
 }
