@@ -28,6 +28,7 @@ import { invariant, type TrafficSummary, type Verdict } from "@sandnet/core"
 import { type CoinNetwork, type EventQueueNetwork, type ParticipantEvent, Wire, type Message } from "@sandnet/engine"
 import type { OutgoingClusterMessage } from "@sandnet/store"
 import { Effect } from "effect"
+import { JournalReplayFailed } from "../journal/errors.ts"
 import { Streams } from "../journal/streams.ts"
 import type { ClusterMembership } from "./membership.ts"
 
@@ -165,15 +166,30 @@ export class ClusterLink {
 
   /**
    * After an engine checkpoint was restored: its copies of the other nodes hold their journals up
-   * to these positions, so following goes on from there. Only before anything was followed.
+   * to these positions, so following goes on from there. Only before anything was followed. Each
+   * stream must still hold the last entry followed (one statement reads them): a node whose schema
+   * was dropped and made again alone has a shorter journal, and the checkpoint is given up then
+   * (the start replays and follows everything again, as before checkpoints).
    */
-  resumeFollowing(positions: ReadonlyArray<readonly [string, number]>): void {
-    invariant(this.followed.size === 0, "following resumes from a checkpoint only before anything was followed")
-    for (const [stream, next] of positions) {
-      invariant(Number.isSafeInteger(next) && next >= 1, () => `a followed position of ${stream} that is not an entry: ${next}`)
-      this.followed.set(stream, next)
-    }
-  }
+  readonly resumeFollowing = (positions: ReadonlyArray<readonly [string, number]>): Effect.Effect<void, JournalReplayFailed> =>
+    Effect.gen(this, function* () {
+      invariant(this.followed.size === 0, "following resumes from a checkpoint only before anything was followed")
+      const streams = new Map(this.followedStreams.map((f) => [f.stream, f] as const))
+      const checks: Array<{ readonly followed: FollowedStream; readonly last: number }> = []
+      for (const [stream, next] of positions) {
+        invariant(Number.isSafeInteger(next) && next >= 1, () => `a followed position of ${stream} that is not an entry: ${next}`)
+        const followed = streams.get(stream)
+        if (followed === undefined) return yield* new JournalReplayFailed({ message: `the engine checkpoint follows ${stream}, which no other node of this network journals` })
+        if (next > 1) checks.push({ followed, last: next - 1 })
+      }
+      const found = yield* Effect.orDie(this.membership.transport.readJournals(checks.map((c) => ({ schema: c.followed.schema, stream: c.followed.stream, fromSeq: c.last })), 1))
+      for (const [i, check] of checks.entries()) {
+        if (found[i]?.[0]?.seq !== check.last) {
+          return yield* new JournalReplayFailed({ message: `the engine checkpoint followed ${check.followed.stream} to entry ${check.last}, which that node's journal no longer holds` })
+        }
+      }
+      for (const [stream, next] of positions) this.followed.set(stream, next)
+    })
 
   /** The inbox cursors when they moved since the last call (to be stored with the batch). */
   takeInboxCursor(): InboxCursor | undefined {

@@ -72,7 +72,7 @@ export const startFromJournals = (
     if (unfit !== undefined) return yield* unfit
     const replayed = replayJournals(network, journals.entries, sequencers, clock.now, journals.checkpoint, hostedHere(cluster))
     if (Either.isLeft(replayed)) return yield* replayed.left
-    if (cluster !== undefined && journals.checkpoint?.followed !== undefined) cluster.resumeFollowing(journals.checkpoint.followed)
+    if (cluster !== undefined && journals.checkpoint?.followed !== undefined) yield* cluster.resumeFollowing(journals.checkpoint.followed)
     let capture: CaptureState | undefined
     // what replay restored is stored already: follow the state from here
     if (storage !== undefined) {
