@@ -18,7 +18,7 @@ import { Effect } from "effect"
 import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { IDLE_BEFORE_KILL_MS } from "./restart.ts"
-import { freePort } from "./startup.ts"
+import { freePort, kill9, stop } from "./startup.ts"
 import { fmt, postgresUrl } from "./machine.ts"
 
 export interface ClusterBenchRow {
@@ -79,17 +79,10 @@ const start = async (args: ReadonlyArray<string>): Promise<Started> => {
   return { child, url: `http://127.0.0.1:${port}`, output: () => output }
 }
 
-const stop = (node: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<void> =>
-  new Promise((resolve) => {
-    if (node.child.exitCode !== null || node.child.signalCode !== null) return resolve()
-    node.child.once("exit", () => resolve())
-    node.child.kill(signal)
-  })
-
 /** After `IDLE_BEFORE_KILL_MS` idle, kill -9 of `node` and its start again with `args`: the new process, how long it took, and what it resumed from. */
 const restartAfterKill = async (node: Started, args: ReadonlyArray<string>): Promise<{ readonly started: Started; readonly millis: number; readonly resumed: string }> => {
   await new Promise((resolve) => setTimeout(resolve, IDLE_BEFORE_KILL_MS))
-  await stop(node, "SIGKILL")
+  await kill9(node.child)
   const t = performance.now()
   const started = await start(args)
   const output = started.output()
@@ -181,7 +174,7 @@ export const benchCluster = async (): Promise<ClusterBench> => {
     const baseline = await measure(one.url, token, oneOperator, oneOperator, await dsoOf(one.url, token), "one process (whole network)", 1, offers)
     const oneAgain = await restartAfterKill(one, oneArgs)
     started.push(oneAgain.started)
-    await stop(oneAgain.started)
+    await stop(oneAgain.started.child)
     const spreadArgs = (n: string) => ["--database-url", url, "--cluster", cluster, "--node-name", n, "--validators", "2"]
     const spread = await Promise.all(nodes.map((n) => start(spreadArgs(n))))
     started.push(...spread)
@@ -200,7 +193,7 @@ export const benchCluster = async (): Promise<ClusterBench> => {
   } catch (error) {
     return { offers, rows: [], skipped: error instanceof Error ? error.message.split("\n")[0] : String(error) }
   } finally {
-    await Promise.all(started.map((node) => stop(node)))
+    await Promise.all(started.map((node) => stop(node.child)))
     for (const schema of [cluster, single, ...nodes.map((n) => `${cluster}_${n}`)]) await Effect.runPromise(Effect.ignore(dropClusterSchema(url, schema)))
   }
 }

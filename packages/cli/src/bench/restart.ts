@@ -23,7 +23,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { postgresUrl } from "./machine.ts"
-import { cpuOf, freePort, stop } from "./startup.ts"
+import { cpuOf, freePort, kill9, stop } from "./startup.ts"
 
 export interface RestartRun {
   readonly offers: number
@@ -154,12 +154,6 @@ const startNode = (bin: string, target: Target, port: number): Promise<Started> 
         .catch(() => setTimeout(poll, 5))
     }
     poll()
-  })
-
-const kill9 = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    child.once("exit", () => resolve())
-    child.kill("SIGKILL")
   })
 
 /** W1 offers from the operator to a new wallet user, CLIENTS at a time, each withdrawn by the operator after it was made when `withdrawn`; throws if one failed. */

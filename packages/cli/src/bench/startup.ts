@@ -53,6 +53,14 @@ export const stop = (child: ChildProcess): Promise<void> =>
     setTimeout(() => child.kill("SIGKILL"), 10_000).unref()
   })
 
+/** SIGKILL, resolved once the process is gone. */
+export const kill9 = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGKILL")
+  })
+
 /** Spawns the command and polls the port until the first HTTP answer (any status). */
 const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, env: NodeJS.ProcessEnv = process.env, timeoutMs = 300_000): Promise<Timing> =>
   new Promise((resolve, reject) => {
