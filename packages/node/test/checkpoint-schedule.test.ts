@@ -25,35 +25,51 @@ describe("CheckpointSchedule", () => {
     const schedule = new CheckpointSchedule(0, 1000)
     schedule.wrote(0, 4000 * JOURNAL_ENTRY_BYTES)
     const share = 4000 / IDLE_SHARE
-    for (let i = 0; i < IDLE_COMMIT_POINTS - 1; i++) schedule.observe(false)
+    for (let i = 0; i < IDLE_COMMIT_POINTS - 1; i++) schedule.observe(false, 0)
     expect(schedule.dueIdle(share)).toBe(false)
-    schedule.observe(false)
+    schedule.observe(false, 0)
     expect(schedule.dueIdle(share - 1)).toBe(false)
     expect(schedule.dueIdle(share)).toBe(true)
     // a change: busy again, the count starts over
-    schedule.observe(true)
+    schedule.observe(true, 0)
     expect(schedule.dueIdle(share)).toBe(false)
-    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false, 0)
     expect(schedule.dueIdle(share)).toBe(true)
     // once written, the next needs new journal, however long the node stays idle
     schedule.wrote(share, 100 * JOURNAL_ENTRY_BYTES)
-    schedule.observe(false)
+    schedule.observe(false, 0)
     expect(schedule.dueIdle(share)).toBe(false)
     expect(schedule.dueIdle(share + 1000 / IDLE_SHARE)).toBe(true)
   })
 
   it("at a commit point, by the busy rule where it changed something and by the idle one where it did not", () => {
     const schedule = new CheckpointSchedule(0, 1000)
-    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) schedule.observe(false, 0)
     expect(schedule.dueAt(1000 / IDLE_SHARE, false)).toBe(true)
-    schedule.observe(true)
+    schedule.observe(true, 0)
     expect(schedule.dueAt(1000 / IDLE_SHARE, true)).toBe(false)
     expect(schedule.dueAt(1000, true)).toBe(true)
   })
 
+  it("counts a commit point whose progress moved as busy, though it changed nothing here (a cluster process following the others' journals)", () => {
+    const schedule = new CheckpointSchedule(0, 1000)
+    // following: the progress moves at every commit point, nothing is journaled
+    expect(schedule.observe(false, 0)).toBe(false)
+    for (let p = 1; p <= 2 * IDLE_COMMIT_POINTS; p++) expect(schedule.observe(false, p * 10)).toBe(true)
+    expect(schedule.dueIdle(1000 / IDLE_SHARE)).toBe(false)
+    expect(schedule.dueAt(999, true)).toBe(false)
+    expect(schedule.dueAt(1000, true)).toBe(true)
+    // the others' journals stop growing: idle after IDLE_COMMIT_POINTS points at the same progress
+    for (let i = 0; i < IDLE_COMMIT_POINTS; i++) expect(schedule.observe(false, 800)).toBe(false)
+    expect(schedule.dueAt(800, false)).toBe(true)
+    // a rebuild forgets the progress: its first point compares with nothing
+    schedule.restart(0)
+    expect(schedule.observe(false, 5)).toBe(false)
+  })
+
   it("never when idle checkpoints are off", () => {
     const schedule = new CheckpointSchedule(0, 1000, false)
-    for (let i = 0; i < 10 * IDLE_COMMIT_POINTS; i++) schedule.observe(false)
+    for (let i = 0; i < 10 * IDLE_COMMIT_POINTS; i++) schedule.observe(false, 0)
     expect(schedule.dueIdle(999)).toBe(false)
     expect(schedule.due(1000)).toBe(true)
   })

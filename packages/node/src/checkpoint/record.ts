@@ -171,12 +171,16 @@ export const IDLE_SHARE = 8
  * A node that went idle (`IDLE_COMMIT_POINTS` commit points in a row without a change) writes one
  * sooner, once an `IDLE_SHARE`th of that journal was written: a node of integration tests sits idle
  * most of its life, and nobody waits on it then, so a kill -9 of an idle node replays almost
- * nothing. Under load its commit points change something and the busy rule alone applies.
+ * nothing. Under load its commit points change something and the busy rule alone applies. A
+ * process of a cluster that follows the other nodes' journals is under load too while they grow,
+ * though it journals nothing of them: a commit point where its progress moved (commit.ts) is busy.
  */
 export class CheckpointSchedule {
   private lastBytes = 0
   /** Commit points in a row that changed nothing, at most `IDLE_COMMIT_POINTS`. */
   private quiet = 0
+  /** The progress seen at the last commit point (none since a start or a rebuild). */
+  private lastProgress: number | undefined = undefined
 
   constructor(
     private lastOrdinal: number,
@@ -194,9 +198,16 @@ export class CheckpointSchedule {
     return ordinal - this.lastOrdinal >= this.busyEntries
   }
 
-  /** A commit point: whether it changed anything (counted up to `IDLE_COMMIT_POINTS`, all that matters). */
-  observe(changed: boolean): void {
-    this.quiet = changed ? 0 : Math.min(this.quiet + 1, IDLE_COMMIT_POINTS)
+  /**
+   * A commit point: whether it changed anything here, and the progress then (journal and followed
+   * entries). It is busy when it changed something or the progress moved; whether it was (quiet
+   * ones counted up to `IDLE_COMMIT_POINTS`, all that matters).
+   */
+  observe(changed: boolean, progress: number): boolean {
+    const busy = changed || (this.lastProgress !== undefined && progress !== this.lastProgress)
+    this.lastProgress = progress
+    this.quiet = busy ? 0 : Math.min(this.quiet + 1, IDLE_COMMIT_POINTS)
+    return busy
   }
 
   /** Whether the node is idle and enough was written since the last checkpoint for one now. */
@@ -204,9 +215,9 @@ export class CheckpointSchedule {
     return this.whenIdle && this.quiet >= IDLE_COMMIT_POINTS && ordinal - this.lastOrdinal >= Math.ceil(this.busyEntries / IDLE_SHARE)
   }
 
-  /** Whether a checkpoint is due at a commit point: by the busy rule where it `changed` something, else by the idle one. */
-  dueAt(ordinal: number, changed: boolean): boolean {
-    return changed ? this.due(ordinal) : this.dueIdle(ordinal)
+  /** Whether a checkpoint is due at a commit point: by the busy rule where it was `busy`, else by the idle one. */
+  dueAt(ordinal: number, busy: boolean): boolean {
+    return busy ? this.due(ordinal) : this.dueIdle(ordinal)
   }
 
   /** A checkpoint was written at `ordinal`. */
@@ -219,5 +230,6 @@ export class CheckpointSchedule {
   restart(ordinal: number): void {
     this.lastOrdinal = ordinal
     this.lastBytes = 0
+    this.lastProgress = undefined
   }
 }

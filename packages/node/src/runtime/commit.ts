@@ -64,12 +64,12 @@ export const makeCommitPipeline = (ctx: RuntimeContext, outbound: ClusterOutboun
       if (inbox !== undefined) storage.engine.put(Streams.runtime, INBOX_KEY, inbox)
       collectChanges(engine.network, storage.engine, capture, { offset: yield* Ref.get(offset), now: engine.clock.now })
       const changed = storage.engine.pending
-      schedule.observe(changed)
+      const progress = progressOf(storage.engine.lastOrdinal, engine)
+      const busy = schedule.observe(changed, progress)
       checkpoints.putReady(storage.engine)
       if (changed && ++batches % DERIVED_EVERY === 0) recordDerivedIndexes(storage, engine.network)
       // a busy node's checkpoint covers this batch; an idle one's what earlier batches enqueued (its row goes with a later one)
-      const progress = progressOf(storage.engine.lastOrdinal, engine)
-      if (schedule.dueAt(progress, changed) && checkpoints.canTake && writesCheckpoints(storage, checkpointEvery)) {
+      if (schedule.dueAt(progress, busy) && checkpoints.canTake && writesCheckpoints(storage, checkpointEvery)) {
         schedule.wrote(progress, checkpoints.take(storage, engine))
       }
       if (!changed) {
