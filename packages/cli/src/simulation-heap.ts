@@ -1,34 +1,44 @@
 /**
- * A large scenario's single run starts the command again with a young generation four times V8's
- * default (semi-spaces of 64 MB, not 16), which V8 sizes only as a process starts
- * (`v8.setFlagsFromString` later changes nothing). A large simulation allocates fast and keeps much
- * of it (twenty super validators' logs, ACSs and scans): with the default, objects that would have
- * died young are promoted and collected again in the old generation. Measured (docs/benchmarks.md,
- * 2026-11-29, alternated): the large scenario (10,000 parties) 80.5 and 84.6 -> 73.6 and 71.0 s wall,
- * peak RSS 2,680 and 2,646 -> 2,263 and 2,219 MiB; 2,000 parties about 5% faster; smoke (50 parties)
- * about 6% slower, so smaller scenarios keep the default. A swarm's workers, the command's own
- * children, are started with the flag when the scenario is large.
+ * A large or long scenario's single run starts the command again with a young generation four times
+ * V8's default (semi-spaces of 64 MB, not 16), which V8 sizes only as a process starts
+ * (`v8.setFlagsFromString` later changes nothing). Such a simulation allocates fast and keeps much
+ * of it (twenty super validators' logs, ACSs and scans; or days of history): with the default,
+ * objects that would have died young are promoted and collected again in the old generation, and
+ * each scavenge walks more of the growing old generation's pointers into the young one. Measured
+ * (docs/benchmarks.md): the large scenario (10,000 parties, 2026-11-29) 80.5 and 84.6 -> 73.6 and
+ * 71.0 s wall, peak RSS 2,680 and 2,646 -> 2,263 and 2,219 MiB; 2,000 parties about 5% faster; the
+ * economy scenario (60 parties, 2 days, 2026-12-01) scavenges 2,020 -> 1,237 ms and 19.9 -> 16.9 s
+ * of run-loop CPU, a day of it 886 -> 614 ms; smoke (50 parties, an hour) the same either way, so
+ * shorter and smaller scenarios keep the default and skip starting again. A swarm's workers, the
+ * command's own children, are started with the flag when the scenario is large or long.
  */
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { constants } from "node:os"
+import { MICROS_PER_DAY } from "@sandnet/core"
 import type { Scenario } from "@sandnet/sim"
 
 /** Scenarios of at least this many parties run with the larger young generation. */
 export const LARGE_SCENARIO_PARTIES = 2_000
+/** And scenarios of at least this simulated duration (a day, in microseconds). */
+export const LONG_SCENARIO_DURATION = MICROS_PER_DAY
 export const LARGE_YOUNG_GENERATION = "--max-semi-space-size=64"
 
 /**
  * Whether this run of `sandnet simulate` should start again with the larger young generation: a
- * large scenario, in the command's own process (not a test calling the command), which has no size
+ * large or long scenario, in the command's own process (not a test calling the command), which has no size
  * of its own given.
  */
 export const wantsLargeYoungGeneration = (scenario: Scenario, argv: ReadonlyArray<string>, execArgv: ReadonlyArray<string>): boolean =>
   argv[2] === "simulate" && execArgvFor(scenario, execArgv).length > execArgv.length
 
-/** The flags for a process that runs `scenario` (a swarm's worker, the large bench's run): the larger young generation added when it is large. */
+/** Whether `scenario` is large or long enough for the larger young generation. */
+export const needsLargeYoungGeneration = (scenario: Scenario): boolean =>
+  scenario.topology.parties >= LARGE_SCENARIO_PARTIES || scenario.duration >= LONG_SCENARIO_DURATION
+
+/** The flags for a process that runs `scenario` (a swarm's worker, the large bench's run): the larger young generation added when it is large or long. */
 export const execArgvFor = (scenario: Scenario, execArgv: ReadonlyArray<string>): Array<string> =>
-  scenario.topology.parties >= LARGE_SCENARIO_PARTIES && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size"))
+  needsLargeYoungGeneration(scenario) && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size"))
     ? [LARGE_YOUNG_GENERATION, ...execArgv]
     : [...execArgv]
 

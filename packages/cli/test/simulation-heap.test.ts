@@ -1,9 +1,9 @@
 /**
- * A large scenario's single run starts the command again with a larger young generation
+ * A large or long scenario's single run starts the command again with a larger young generation
  * (simulation-heap.ts): the child runs the same run (same summary, same history hash as the run
  * started with the flag by hand), the command ends as the child does, and a SIGTERM to the command
- * leaves no run behind. Smaller scenarios, and runs given a size of their own, run in the command;
- * a swarm's workers are started with the flag when the scenario is large.
+ * leaves no run behind. Smaller and shorter scenarios, and runs given a size of their own, run in the
+ * command; a swarm's workers are started with the flag when the scenario is large or long.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFileSync, spawn } from "node:child_process"
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Either } from "effect"
 import { parseScenario } from "@sandnet/sim"
-import { execArgvFor, LARGE_SCENARIO_PARTIES, LARGE_YOUNG_GENERATION, wantsLargeYoungGeneration } from "../src/simulation-heap.ts"
+import { execArgvFor, LARGE_SCENARIO_PARTIES, LARGE_YOUNG_GENERATION, LONG_SCENARIO_DURATION, wantsLargeYoungGeneration } from "../src/simulation-heap.ts"
 import { bin, root, sandnet } from "./node-support.ts"
 
 const scenario = (parties: number, duration: string) => `
@@ -40,7 +40,7 @@ const childrenOf = (pid: number): Array<string> => {
   }
 }
 
-describe("a large scenario's young generation", () => {
+describe("a large or long scenario's young generation", () => {
   it("is asked for by scenarios of 2,000 parties or more, run by the command, without a size of their own", () => {
     const of = (parties: number) => Either.getOrThrow(parseScenario(scenario(parties, "5s")))
     const argv = ["node", "sandnet.js", "simulate", "x.yaml"]
@@ -55,6 +55,19 @@ describe("a large scenario's young generation", () => {
     expect(execArgvFor(of(2_000), ["--enable-source-maps"])).toEqual([LARGE_YOUNG_GENERATION, "--enable-source-maps"])
     expect(execArgvFor(of(1_999), ["--enable-source-maps"])).toEqual(["--enable-source-maps"])
     expect(execArgvFor(of(2_000), ["--max-semi-space-size=8"])).toEqual(["--max-semi-space-size=8"])
+  })
+
+  it("is asked for by scenarios of a simulated day or more, whatever their size", () => {
+    const of = (duration: string) => Either.getOrThrow(parseScenario(scenario(60, duration)))
+    const argv = ["node", "sandnet.js", "simulate", "x.yaml"]
+    expect(LONG_SCENARIO_DURATION).toBe(24 * 3_600 * 1_000_000)
+    expect(wantsLargeYoungGeneration(of("1d"), argv, [])).toBe(true)
+    expect(wantsLargeYoungGeneration(of("2d"), argv, [])).toBe(true)
+    expect(wantsLargeYoungGeneration(of("23h"), argv, [])).toBe(false)
+    expect(wantsLargeYoungGeneration(of("1h"), argv, [])).toBe(false)
+    expect(wantsLargeYoungGeneration(of("2d"), argv, ["--max-semi-space-size=64"])).toBe(false)
+    expect(execArgvFor(of("1d"), [])).toEqual([LARGE_YOUNG_GENERATION])
+    expect(execArgvFor(of("1h"), [])).toEqual([])
   })
 
   it("runs the same run in a child with the flag, and ends as it does", () => {

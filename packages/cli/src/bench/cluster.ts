@@ -19,7 +19,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { IDLE_BEFORE_KILL_MS } from "./restart.ts"
 import { freePort, kill9, stop } from "./startup.ts"
-import { fmt, postgresUrl } from "./machine.ts"
+import { fmt, heapFlags, postgresUrl } from "./machine.ts"
 
 export interface ClusterBenchRow {
   readonly layout: string
@@ -58,7 +58,7 @@ interface Started {
 /** `sandnet start` as a child process (this very command's entry point), ready. */
 const start = async (args: ReadonlyArray<string>): Promise<Started> => {
   const port = await freePort()
-  const child = spawn(process.execPath, [process.argv[1]!, "start", "--port", String(port), ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...heapFlags(), process.argv[1]!, "start", "--port", String(port), ...args], { stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
   child.stdout!.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr!.on("data", (d: Buffer) => (output += d.toString()))

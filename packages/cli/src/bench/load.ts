@@ -13,7 +13,7 @@ import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { json, startBareServer, startNode } from "./http.ts"
 import type { FromLoadClients, LoadClientsRun, LoadUsers, PostsRun } from "./load-clients.ts"
-import { fmt } from "./machine.ts"
+import { fmt, heapFlags } from "./machine.ts"
 
 export interface LoadLatencies {
   readonly requests: number
@@ -147,7 +147,7 @@ export const renderLoad = (b: LoadBench): ReadonlyArray<string> => {
   return [
     "## Load: concurrent wallet users",
     "",
-    `${b.clients} concurrent clients for ${b.seconds} s on a node started in the bench's process as \`sandnet start --in-memory\` does (wallets and automations on, live clock, journals committed to an in-memory store). The clients run in a child process of their own (Node's http client, keep-alive), as users' clients do: the node's process only serves. Each client is a wallet user (tapped once) running a cycle of 3 writes (a transfer offer to the next user, accepting an offer the previous user made to it, a token-standard transfer to the next user; each answered once committed) and 7 reads (balance 4 times, a scan event lookup twice, the list of its offers). Baseline: a bare \`node:http\` server answering a small JSON, in the bench's process, loaded by the same ${b.clients} clients in the same arrangement (a child process running the same client code) for ${b.seconds} s in the same run.`,
+    `${b.clients} concurrent clients for ${b.seconds} s on a node started in the bench's process as \`sandnet start --in-memory\` does (wallets and automations on, live clock, journals committed to an in-memory store), under the bench's node flags (${heapFlags().join(" ") || "none"}; \`npm run bench\` gives \`npm start\`'s). The clients run in a child process of their own (Node's http client, keep-alive), as users' clients do: the node's process only serves. Each client is a wallet user (tapped once) running a cycle of 3 writes (a transfer offer to the next user, accepting an offer the previous user made to it, a token-standard transfer to the next user; each answered once committed) and 7 reads (balance 4 times, a scan event lookup twice, the list of its offers). Baseline: a bare \`node:http\` server answering a small JSON, in the bench's process, loaded by the same ${b.clients} clients in the same arrangement (a child process running the same client code) for ${b.seconds} s in the same run.`,
     "",
     "CPU ms per request is the CPU time of the server's process (the node's, or the bare server's) over the measured window, divided by the requests answered; the clients' own process is not counted.",
     "",

@@ -52,3 +52,11 @@ export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promi
 
 /** The PostgreSQL server the benches use: SANDNET_BENCH_POSTGRES_URL, else DATABASE_URL, else the local test server. */
 export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
+
+/**
+ * The V8 heap flags this bench runs under (package.json's `bench` script gives `npm start`'s), passed
+ * on to the `sandnet` processes a bench spawns so that they run as `npm start` runs a node. Only
+ * the heap's sizes: a loader such as tsx's `--import` or a profiler's flags stay in this process.
+ */
+export const heapFlags = (execArgv: ReadonlyArray<string> = process.execArgv): Array<string> =>
+  execArgv.filter((flag) => /^--(max-semi-space-size|min-semi-space-size|max-old-space-size)=\d+$/.test(flag))

@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { postgresUrl } from "./machine.ts"
+import { heapFlags, postgresUrl } from "./machine.ts"
 import { cpuOf, freePort, kill9, stop } from "./startup.ts"
 
 export interface RestartRun {
@@ -126,7 +126,7 @@ const startNode = (bin: string, target: Target, port: number): Promise<Started> 
   new Promise((resolve, reject) => {
     const started = performance.now()
     const env = { ...process.env, DATABASE_URL: "" }
-    const child = spawn(process.execPath, [bin, "start", ...targetArgs(target), "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"], env })
+    const child = spawn(process.execPath, [...heapFlags(), bin, "start", ...targetArgs(target), "--port", String(port)], { stdio: ["ignore", "pipe", "pipe"], env })
     let stdout = ""
     let stderr = ""
     const ready = new Promise<string>((r) =>

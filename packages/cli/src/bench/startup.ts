@@ -11,7 +11,7 @@ import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makeTemplateSpare, newDataDirTemplate, templateSpareDir } from "@sandnet/store"
-import { bestOf } from "./machine.ts"
+import { bestOf, heapFlags } from "./machine.ts"
 
 export interface StartupRow {
   readonly name: string
@@ -65,7 +65,7 @@ export const kill9 = (child: ChildProcess): Promise<void> =>
 const untilFirstAnswer = (command: ReadonlyArray<string>, port: number, env: NodeJS.ProcessEnv = process.env, timeoutMs = 300_000): Promise<Timing> =>
   new Promise((resolve, reject) => {
     const started = performance.now()
-    const child = spawn(process.execPath, command, { stdio: ["ignore", "ignore", "pipe"], env })
+    const child = spawn(process.execPath, [...heapFlags(), ...command], { stdio: ["ignore", "ignore", "pipe"], env })
     let stderr = ""
     child.stderr!.on("data", (chunk) => (stderr += String(chunk)))
     let done = false
@@ -105,7 +105,7 @@ const untilExit = (command: ReadonlyArray<string>): Promise<Timing> =>
   new Promise((resolve, reject) => {
     const cpuBefore = childrenCpu()
     const started = performance.now()
-    const child = spawn(process.execPath, command, { stdio: ["ignore", "ignore", "inherit"] })
+    const child = spawn(process.execPath, [...heapFlags(), ...command], { stdio: ["ignore", "ignore", "inherit"] })
     child.once("exit", (code) => {
       const wallMs = performance.now() - started
       const cpuAfter = childrenCpu()
