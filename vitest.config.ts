@@ -52,8 +52,8 @@ class LongestFirst extends BaseSequencer {
 // Two workers even on two cores: many files spend their time waiting on nodes they spawn. The
 // longest files start first (vitest orders files by their last duration, kept in its cache).
 //
-// The workers run with the young generation `npm start` gives a node (package.json): the files that
-// simulate in the worker's own process scavenge less. Alternated whole suites on 2026-12-01: 221.8 s
+// The workers run with a larger young generation (semi-spaces of 64 MB, as a long or large
+// `sandnet simulate` run gets): the files that simulate in the worker's own process scavenge less. Alternated whole suites on 2026-12-01: 221.8 s
 // without, 220.8 and 216.4 s with; the sim package's files 52.4 s -> 49.1 and 48.4 s.
 export default defineConfig({
   test: {

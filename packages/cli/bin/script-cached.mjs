@@ -31,8 +31,10 @@ export const BUILD_ID_PLACEHOLDER = "0".repeat(64)
 /** The commands with a cache of their own (help.ts's; any other word shares "other", so that typos make no files). */
 const COMMANDS = ["start", "simulate", "token", "bench", "time", "reset", "rebuild", "snapshot", "restore"]
 
-// V8 rejects code cached under other flags: a large simulation's run (src/simulation-heap.ts) keeps its own
-const cacheName = (command, id) => `sandnet-${command}${process.execArgv.some((flag) => flag.startsWith("--max-semi-space-size")) ? "-youngheap" : ""}-${id}.cjs-cache`
+// V8 rejects code cached under other flags: a run with a young generation of its own size (a large
+// simulation's, src/simulation-heap.ts, or one given in NODE_OPTIONS, which execArgv does not list) keeps its own
+const youngHeap = () => process.execArgv.some((flag) => flag.startsWith("--max-semi-space-size")) || /--max-semi-space-size\b/.test(process.env.NODE_OPTIONS ?? "")
+const cacheName = (command, id) => `sandnet-${command}${youngHeap() ? "-youngheap" : ""}-${id}.cjs-cache`
 export const isCodeCache = (name) => /^sandnet-[a-z]+(-youngheap)?-[0-9a-f]{64}\.cjs-cache$/.test(name)
 
 /** The cached code of this build of the script, or undefined. */

@@ -27,18 +27,26 @@ export const LARGE_YOUNG_GENERATION = "--max-semi-space-size=64"
 /**
  * Whether this run of `sandnet simulate` should start again with the larger young generation: a
  * large or long scenario, in the command's own process (not a test calling the command), which has no size
- * of its own given.
+ * of its own given (on its command line or in `NODE_OPTIONS`, which `execArgv` does not list).
  */
-export const wantsLargeYoungGeneration = (scenario: Scenario, argv: ReadonlyArray<string>, execArgv: ReadonlyArray<string>): boolean =>
-  argv[2] === "simulate" && execArgvFor(scenario, execArgv).length > execArgv.length
+export const wantsLargeYoungGeneration = (
+  scenario: Scenario,
+  argv: ReadonlyArray<string>,
+  execArgv: ReadonlyArray<string>,
+  nodeOptions: string = process.env["NODE_OPTIONS"] ?? ""
+): boolean => argv[2] === "simulate" && execArgvFor(scenario, execArgv, nodeOptions).length > execArgv.length
 
 /** Whether `scenario` is large or long enough for the larger young generation. */
 export const needsLargeYoungGeneration = (scenario: Scenario): boolean =>
   scenario.topology.parties >= LARGE_SCENARIO_PARTIES || scenario.duration >= LONG_SCENARIO_DURATION
 
-/** The flags for a process that runs `scenario` (a swarm's worker, the large bench's run): the larger young generation added when it is large or long. */
-export const execArgvFor = (scenario: Scenario, execArgv: ReadonlyArray<string>): Array<string> =>
-  needsLargeYoungGeneration(scenario) && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size"))
+/**
+ * The flags for a process that runs `scenario` (a swarm's worker, the large bench's run): the larger
+ * young generation added when it is large or long and no size was given (`NODE_OPTIONS` reaches the
+ * child too, and the command line's flag would win over it).
+ */
+export const execArgvFor = (scenario: Scenario, execArgv: ReadonlyArray<string>, nodeOptions: string = process.env["NODE_OPTIONS"] ?? ""): Array<string> =>
+  needsLargeYoungGeneration(scenario) && !execArgv.some((flag) => flag.startsWith("--max-semi-space-size")) && !/--max-semi-space-size\b/.test(nodeOptions)
     ? [LARGE_YOUNG_GENERATION, ...execArgv]
     : [...execArgv]
 

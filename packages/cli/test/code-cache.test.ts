@@ -24,8 +24,12 @@ const cacheDir = (): string => {
 const buildId = (): string => /^\/\/sandnet-build:([0-9a-f]{64})/.exec(fs.readFileSync(path.join(root, "packages/cli/dist/sandnet.cjs"), "utf8"))![1]!
 
 /** Starts a node (in memory unless `args` say otherwise) with SANDNET_CODE_CACHE=`setting`, asks its health, stops it. */
-const startAndStop = async (setting: string, args: ReadonlyArray<string> = ["--in-memory"]): Promise<{ readonly health: number; readonly output: string }> => {
-  const node = await startNode(args, root, { env: { ...process.env, SANDNET_CODE_CACHE: setting } })
+const startAndStop = async (
+  setting: string,
+  args: ReadonlyArray<string> = ["--in-memory"],
+  env: Record<string, string> = {}
+): Promise<{ readonly health: number; readonly output: string }> => {
+  const node = await startNode(args, root, { env: { ...process.env, ...env, SANDNET_CODE_CACHE: setting } })
   try {
     const health = (await fetch(`${node.url}/sandnet/health`)).status
     // the cache is written just after the ready lines
@@ -65,6 +69,22 @@ describe("the command line's code cache", () => {
     const written = fs.statSync(cache)
     expect((await startAndStop(dir, ["--data-dir", dataDir])).health).toBe(200)
     expect(fs.statSync(cache).mtimeMs).toBe(written.mtimeMs)
+  }, 120_000)
+
+  it("a start given a young generation's size in NODE_OPTIONS keeps a cache of its own, and leaves the default's alone", async () => {
+    const dir = cacheDir()
+    const plain = path.join(dir, `sandnet-start-${buildId()}.cjs-cache`)
+    const young = path.join(dir, `sandnet-start-youngheap-${buildId()}.cjs-cache`)
+    expect((await startAndStop(dir)).health).toBe(200)
+    const plainWritten = fs.statSync(plain).mtimeMs
+    const withSize = { NODE_OPTIONS: `${process.env["NODE_OPTIONS"] ?? ""} --max-semi-space-size=64`.trim() }
+    expect((await startAndStop(dir, ["--in-memory"], withSize)).health).toBe(200)
+    const youngWritten = fs.statSync(young).mtimeMs
+    // each kind of start reads its own: neither is rejected and written again
+    expect((await startAndStop(dir, ["--in-memory"], withSize)).health).toBe(200)
+    expect((await startAndStop(dir)).health).toBe(200)
+    expect(fs.statSync(young).mtimeMs).toBe(youngWritten)
+    expect(fs.statSync(plain).mtimeMs).toBe(plainWritten)
   }, 120_000)
 
   it("a cache V8 rejects is replaced by a good one, and the node starts as usual", async () => {

@@ -66,6 +66,9 @@ describe("a large or long scenario's young generation", () => {
     expect(wantsLargeYoungGeneration(of("23h"), argv, [])).toBe(false)
     expect(wantsLargeYoungGeneration(of("1h"), argv, [])).toBe(false)
     expect(wantsLargeYoungGeneration(of("2d"), argv, ["--max-semi-space-size=64"])).toBe(false)
+    // a size given in NODE_OPTIONS is kept too
+    expect(wantsLargeYoungGeneration(of("2d"), argv, [], "--max-semi-space-size=32")).toBe(false)
+    expect(wantsLargeYoungGeneration(of("2d"), argv, [], "--enable-source-maps")).toBe(true)
     expect(execArgvFor(of("1d"), [])).toEqual([LARGE_YOUNG_GENERATION])
     expect(execArgvFor(of("1h"), [])).toEqual([])
   })

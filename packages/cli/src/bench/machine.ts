@@ -54,9 +54,10 @@ export const withTempDir = async <A>(prefix: string, use: (dir: string) => Promi
 export const postgresUrl = (): string => process.env["SANDNET_BENCH_POSTGRES_URL"] ?? process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/test"
 
 /**
- * The V8 heap flags this bench runs under (package.json's `bench` script gives `npm start`'s), passed
- * on to the `sandnet` processes a bench spawns so that they run as `npm start` runs a node. Only
- * the heap's sizes: a loader such as tsx's `--import` or a profiler's flags stay in this process.
+ * The V8 heap flags this bench runs under (`node --max-semi-space-size=64 .../sandnet.js bench`
+ * measures nodes under them), passed on to the `sandnet` processes a bench spawns so that they run
+ * as its in-process nodes do. Only the heap's sizes: a loader such as tsx's `--import` or a
+ * profiler's flags stay in this process.
  */
 export const heapFlags = (execArgv: ReadonlyArray<string> = process.execArgv): Array<string> =>
   execArgv.filter((flag) => /^--(max-semi-space-size|min-semi-space-size|max-old-space-size)=\d+$/.test(flag))
