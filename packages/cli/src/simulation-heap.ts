@@ -7,8 +7,8 @@
  * each scavenge walks more of the growing old generation's pointers into the young one. Measured
  * (docs/benchmarks.md): the large scenario (10,000 parties, 2026-11-29) 80.5 and 84.6 -> 73.6 and
  * 71.0 s wall, peak RSS 2,680 and 2,646 -> 2,263 and 2,219 MiB; 2,000 parties about 5% faster; the
- * economy scenario (60 parties, 2 days, 2026-12-01) scavenges 2,020 -> 1,237 ms and 19.9 -> 16.9 s
- * of run-loop CPU, a day of it 886 -> 614 ms; smoke (50 parties, an hour) the same either way, so
+ * economy scenario (60 parties, 2 days, 2026-12-01) scavenges 2,020 -> 1,237 ms and run-loop CPU
+ * 21.2 -> 18.4 s (three pairs' mean), a day of it 886 -> 614 ms; smoke (50 parties, an hour) the same either way, so
  * shorter and smaller scenarios keep the default and skip starting again. A swarm's workers, the
  * command's own children, are started with the flag when the scenario is large or long.
  */
