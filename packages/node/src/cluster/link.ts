@@ -84,7 +84,8 @@ export class ClusterLink {
    */
   private followedSinceStart = 0
   readonly synchronizerHost: string
-  private readonly remoteNodes: ReadonlyArray<{ readonly name: string; readonly isSuperValidator: boolean }>
+  /** The other nodes' streams this process follows, in the order it applies them. */
+  private readonly followedStreams: ReadonlyArray<FollowedStream>
 
   constructor(
     readonly membership: ClusterMembership,
@@ -101,9 +102,7 @@ export class ClusterLink {
       this.owners.set(s.sequencer.address, this.synchronizerHost)
       this.owners.set(s.mediator.address, this.synchronizerHost)
     }
-    this.remoteNodes = nodes
-      .filter((n) => n.name !== membership.node)
-      .map((n) => ({ name: n.name, isSuperValidator: network.superValidators.some((sv) => sv.name === n.name) }))
+    this.followedStreams = followedStreamsOf(network, membership)
     for (const [sender, seq] of Object.entries(stored?.settled ?? {})) {
       this.inbox.set(sender, seq)
       this.settled.set(sender, seq)
@@ -258,16 +257,21 @@ export class ClusterLink {
     }
     return applied
   })
+}
 
-  /** The other nodes' streams this process follows, in the order it applies them, and how each entry is applied. */
-  private get followedStreams(): ReadonlyArray<FollowedStream> {
-    return (this.followedStreamsOnce ??= this.remoteNodes.flatMap((remote): Array<FollowedStream> => {
-      const schema = this.membership.schemaOf(remote.name)
-      const node = [...this.network.superValidators, ...this.network.validators].find((n) => n.name === remote.name)!
-      const sv = this.network.superValidators.find((s) => s.name === remote.name)
+/**
+ * The other nodes' streams a process follows, in the order it applies them (node after node, each
+ * participant stream and then its scan's), and how each entry is applied to its copy of that node.
+ */
+const followedStreamsOf = (network: CoinNetwork, membership: ClusterMembership): ReadonlyArray<FollowedStream> =>
+  [...network.superValidators, ...network.validators]
+    .filter((node) => node.name !== membership.node)
+    .flatMap((node): Array<FollowedStream> => {
+      const schema = membership.schemaOf(node.name)
+      const sv = network.superValidators.find((s) => s.name === node.name)
       const participant: FollowedStream = {
         schema,
-        stream: Streams.participant(remote.name),
+        stream: Streams.participant(node.name),
         apply: (body) => {
           const event = (body as { event: ParticipantEvent }).event
           node.participant.logic.apply(event, true)
@@ -277,15 +281,11 @@ export class ClusterLink {
       if (sv === undefined) return [participant]
       const scan: FollowedStream = {
         schema,
-        stream: Streams.scan(remote.name),
+        stream: Streams.scan(node.name),
         apply: (body) => {
           const v = (body as { event: { verdict: Verdict; trafficSummary: TrafficSummary } }).event
           sv.scan.ingestVerdict(v.verdict, v.trafficSummary, true)
         }
       }
       return [participant, scan]
-    }))
-  }
-
-  private followedStreamsOnce: ReadonlyArray<FollowedStream> | undefined = undefined
-}
+    })
